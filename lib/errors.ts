@@ -1,0 +1,63 @@
+/**
+ * Error classes of the package. Every error of ours carries a stable `code` to route on; messages
+ * are lowercase, quote the culprit and hold no secrets. `SubagentError.is` recognises errors from
+ * any loaded copy of this package (a host may load `dist/` while tests load sources).
+ */
+
+const brand: unique symbol = Symbol.for('subagent-inprocess.error') as never
+
+export type ErrorCode =
+  | 'DEPTH_EXCEEDED'
+  | 'UNSUPPORTED_CAPABILITY'
+  | 'UNSUPPORTED_SCHEMA'
+  | 'INVALID_ARGS'
+  | 'UNKNOWN_TOOL'
+  | 'TOOL_DENIED'
+  | 'TOOL_FAILED'
+  | 'MAX_STEPS'
+  | 'NO_MODEL'
+  | 'MODEL_FAILED'
+  | 'DUPLICATE_TOOL'
+  | 'INVALID_SESSION'
+  | 'INVALID_OPTIONS'
+  | 'CREATION_ABORTED'
+  | 'SESSION_FILE'
+  | 'CONFIG'
+  | 'SANDBOX'
+
+export class SubagentError extends Error {
+  readonly [brand] = true
+  override name = 'SubagentError'
+  constructor(readonly code: ErrorCode | (string & {}), message: string, options?: ErrorOptions) {
+    super(message, options)
+  }
+
+  /** True for an error from any loaded copy of this package. */
+  static is(value: unknown): value is SubagentError {
+    return typeof value === 'object' && value !== null && brand in value
+  }
+}
+
+/** The child would be deeper than the effective cap (SPEC §2.1.5). */
+export class SubagentDepthError extends SubagentError {
+  override readonly name = 'SubagentDepthError'
+  constructor(readonly attemptedDepth: number, readonly maxDepth: number) {
+    super('DEPTH_EXCEEDED', `subagent depth ${attemptedDepth} exceeds maxDepth ${maxDepth}`)
+  }
+}
+
+/** An `outputSchema` outside the supported subset; `violations` lists each with its path. */
+export class UnsupportedSchemaError extends SubagentError {
+  override readonly name = 'UnsupportedSchemaError'
+  constructor(readonly violations: readonly string[]) {
+    super('UNSUPPORTED_SCHEMA', `unsupported JSON schema: ${violations.join('; ')}`)
+  }
+}
+
+/** A request field that no loaded plugin serves (SPEC §2.1.6). */
+export class UnsupportedCapabilityError extends SubagentError {
+  override readonly name = 'UnsupportedCapabilityError'
+  constructor(readonly field: string) {
+    super('UNSUPPORTED_CAPABILITY', `subagent runtime does not support the "${field}" capability`)
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Public data types of the host and the driver (SPEC §1, §2). Plain types only: no cordis
+ * registration, no runtime code beyond type imports.
+ */
+import type { Context } from 'cordis'
+
+// ---------------------------------------------------------------------------------------------
+// Content (SPEC §1.1)
+
+export interface TextBlock { type: 'text'; text: string }
+export interface ReasoningBlock { type: 'reasoning'; text: string }
+/** A model's request to run a tool; `arguments` is JSON text, as the model sent it. */
+export interface ToolCallBlock { type: 'tool-call'; id: string; name: string; arguments: string }
+export type ContentBlock = TextBlock | ReasoningBlock | ToolCallBlock
+
+export interface Usage { inputTokens: number; outputTokens: number }
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+// ---------------------------------------------------------------------------------------------
+// Sessions (SPEC §1.2)
+
+export interface SessionHeader {
+  readonly id: string
+  readonly createdAt: number
+  readonly cwd?: string
+  readonly parentSession?: string
+  readonly origin?: 'subagent'
+  readonly delegationDepth?: number
+  readonly seedLength?: number
+}
+
+export type CancelCause =
+  | { kind: 'user' }
+  | { kind: 'parent' }
+  | { kind: 'disposed' }
+  | { kind: 'hook'; reason: string }
+
+export type TurnEndReason =
+  | { kind: 'completed' }
+  | { kind: 'max-tokens' }
+  | { kind: 'aborted'; cause: CancelCause }
+  | { kind: 'error'; error: { message: string; code?: string } }
+  | { kind: 'blocked' }
+  | { kind: 'interrupted' }
+
+/** Payloads of the event types the agent loop writes. */
+export interface SessionEventData {
+  'turn/start': { turn: number; trigger: 'message' }
+  'user/message': { content: ContentBlock[]; source: { kind: 'user' | 'plugin' } }
+  'step/start': { turn: number; step: number }
+  'assistant/delta': { turn: number; step: number; text: string }
+  'assistant/message': { turn: number; step: number; content: ContentBlock[]; usage?: Usage; interrupted?: true }
+  'tool/result': { turn: number; step: number; callId: string; name: string; isError: boolean; content: ContentBlock[] }
+  'turn/end': { turn: number; reason: TurnEndReason }
+  'session/end-seed': Record<string, never>
+}
+
+export type SessionEventType = keyof SessionEventData
+
+/** One frozen entry of a session log; `seq` equals its index. */
+export interface SessionEvent<T extends string = string> {
+  readonly seq: number
+  readonly type: T
+  readonly data: T extends SessionEventType ? SessionEventData[T] : unknown
+}
+
+export interface Session {
+  readonly id: string
+  readonly header: SessionHeader
+  readonly events: readonly SessionEvent[]
+  /** Appends one event (frozen) and emits `session/event` after the append. */
+  append<T extends string>(type: T, data: T extends SessionEventType ? SessionEventData[T] : unknown): SessionEvent<T>
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agents (SPEC §1.3)
+
+/** Options an agent runs with. Extensible: plugins may read keys of their own. */
+export interface AgentOptions {
+  provider?: string
+  model?: string
+  maxTokens?: number
+  maxSteps?: number
+  subagentDepth?: number
+  [key: string]: unknown
+}
+
+export type AgentStatus = 'idle' | 'running'
+
+export interface Agent {
+  readonly id: string
+  /** The agent's scope context, created on first access. Registrations through it are scoped. */
+  readonly ctx: Context
+  readonly session: Session
+  readonly options: Readonly<AgentOptions>
+  readonly status: AgentStatus
+  /** Enqueues a user message and starts a turn synchronously: `status` is `running` on return. */
+  followup(content: string | ContentBlock[], source?: 'user' | 'plugin'): void
+  /** Resolves when no turn is running or queued. */
+  whenIdle(): Promise<void>
+  /** Clears queued input and aborts the running turn; does nothing on an idle agent. */
+  cancel(cause: CancelCause): void
+}
+
+export interface CreateAgentOptions {
+  sessionId?: string
+  header?: { cwd?: string; parentSession?: string; origin?: 'subagent'; delegationDepth?: number; seedLength?: number }
+  seed?: readonly SessionEvent[]
+  agentOptions?: AgentOptions
+  signal?: AbortSignal
+  /** Runs in the unpublished window; may register scoped tools, sections, listeners. */
+  setup?(agent: Agent): void | Promise<void>
+}
+
+export interface AgentHandle {
+  readonly agent: Agent
+  /** Memoized: every caller gets the same promise. */
+  dispose(): Promise<void>
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools (SPEC §1.5)
+
+export interface ToolResult {
+  isError: boolean
+  content: ContentBlock[]
+  value?: unknown
+  code?: string
+}
+
+/** One tool call in flight. The same object reaches the body, every hook and `tools/result`. */
+export interface ToolExecution {
+  readonly token: symbol
+  readonly callId: string
+  readonly name: string
+  readonly args: unknown
+  readonly agent?: Agent
+  /** Token of the enclosing execution (Code Mode), if any. */
+  readonly parent?: symbol
+  readonly signal: AbortSignal
+}
+
+export type JsonSchema = { [key: string]: unknown }
+
+export interface ToolDefinition {
+  name: string
+  description: string
+  /** An object JSON Schema; arguments are validated against it before `execute` runs. */
+  parameters: JsonSchema
+  /**
+   * Runs the tool. A thrown error becomes an error result. A returned `ToolResult`-shaped object
+   * (`{isError, content}`) is used as is; any other value becomes `{isError: false, value, content}`.
+   */
+  execute(args: never, exec: ToolExecution): unknown
+}
+
+export interface ToolSchema { name: string; description: string; parameters: JsonSchema }
+
+export interface ExecuteRequest {
+  name: string
+  arguments: unknown
+  callId?: string
+  agent?: Agent
+  parent?: symbol
+  signal?: AbortSignal
+}
+
+export type PreExecuteDecision = { kind: 'allow' } | { kind: 'deny'; reason: string }
+
+/** A guard returns a reason string to deny the call, or `undefined` to let it run. */
+export type ToolGuard = (exec: ToolExecution) => string | undefined
+
+// ---------------------------------------------------------------------------------------------
+// System prompt (SPEC §1.6)
+
+export interface PromptSection { name: string; order: number; text: string }
+export interface PromptAssembly { sections: PromptSection[] }
+
+// ---------------------------------------------------------------------------------------------
+// Models (SPEC §1.7)
+
+export type ModelMessage =
+  | { role: 'user'; content: ContentBlock[] }
+  | { role: 'assistant'; content: ContentBlock[] }
+  | { role: 'tool'; callId: string; name: string; isError: boolean; content: ContentBlock[] }
+
+export interface ModelRequest {
+  agent: Agent
+  model: string
+  system: string
+  messages: readonly ModelMessage[]
+  tools?: ToolSchema[]
+  maxTokens?: number
+  signal: AbortSignal
+}
+
+export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens'
+
+export type StreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call'; id: string; name: string; arguments: string }
+  | { type: 'finish'; reason: FinishReason; usage?: Usage }
+
+export interface ModelAdapter {
+  stream(request: ModelRequest): AsyncIterable<StreamPart>
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver (SPEC §2)
+
+export type StopReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | 'refusal'
+
+export interface SubagentStartRequest {
+  parent: Agent
+  prompt: string | ContentBlock[]
+  signal: AbortSignal
+  label?: string
+  agentOptions?: AgentOptions
+  outputSchema?: JsonSchema
+  maxDepth?: number
+  toolFilter?: { allow?: string[]; deny?: string[] }
+  persona?: string
+}
+
+export interface SubagentStartOptions {
+  seed?: readonly SessionEvent[]
+}
+
+export interface SubagentResult {
+  output: ContentBlock[]
+  structured?: unknown
+  stopReason: StopReason
+  diagnostic?: string
+  usage?: Usage
+}
+
+export interface SubagentRun {
+  readonly id: string
+  readonly agent: Agent
+  readonly result: Promise<SubagentResult>
+  /** Idempotent. Rejects only if disposing the child's handle failed. */
+  dispose(): Promise<void>
+}
