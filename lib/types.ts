@@ -190,7 +190,7 @@ export interface ModelRequest {
   model: string
   system: string
   messages: readonly ModelMessage[]
-  tools?: ToolSchema[]
+  tools?: readonly ToolSchema[]
   maxTokens?: number
   signal: AbortSignal
 }
@@ -239,6 +239,38 @@ export interface SubagentRun {
   readonly id: string
   readonly agent: Agent
   readonly result: Promise<SubagentResult>
+  /** True once the request signal aborted or `dispose()` was called. */
+  readonly isCancelled: boolean
   /** Idempotent. Rejects only if disposing the child's handle failed. */
   dispose(): Promise<void>
+}
+
+/**
+ * The start plan `subagent/prepare` listeners see and adjust, and `subagent/setup` listeners read.
+ * `depthCap` only ever goes down: assigning a larger value keeps the smaller one.
+ */
+export interface SubagentPlan {
+  readonly request: SubagentStartRequest
+  readonly mode: 'spawn' | 'fork'
+  readonly parentDepth: number
+  readonly childDepth: number
+  depthCap: number
+  /**
+   * Declares that a loaded plugin serves a capability-bearing request field (e.g. `outputSchema`);
+   * `validate` runs at entry step 6 and may throw to reject the start.
+   */
+  claim(field: string, validate?: () => void): void
+}
+
+/** What `subagent/start` and `subagent/end` observers receive. */
+export interface SubagentInfo {
+  readonly runId: string
+  readonly parentId: string
+  readonly childId: string
+  readonly label?: string
+  readonly mode: 'spawn' | 'fork'
+  readonly depth: number
+  /** At the end only. */
+  readonly stopReason?: StopReason
+  readonly usage?: Usage
 }

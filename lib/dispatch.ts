@@ -1,0 +1,101 @@
+/**
+ * Event dispatch over cordis's listener table, without its context proxy: cheap when nobody
+ * listens, and able to add one extra listener list (an agent's own) after the global ones.
+ * Plain code: it reads the table a cordis `EventsService` keeps, registers nothing.
+ */
+
+export type Listener = (...args: never[]) => unknown
+
+type HookTable = Record<string, { callback: Listener }[] | undefined>
+
+/** Reported for observe-only listeners that throw or reject; must not throw itself. */
+export type ErrorSink = (error: unknown, event: string) => void
+
+const original = Symbol.for('cordis.original')
+
+/** The raw object behind cordis's tracing proxy, for hot paths that must not pay it. */
+export function rawService<T>(value: T): T {
+  return ((value as { [key: symbol]: unknown })[original] ?? value) as T
+}
+
+export class Dispatch {
+  private readonly hooks: HookTable
+
+  /** `events` is a cordis `EventsService` (proxied or raw). */
+  constructor(events: object, private readonly onError: ErrorSink) {
+    this.hooks = (rawService(events) as { _hooks: HookTable })._hooks
+  }
+
+  /** True when at least one listener would receive `name`. */
+  has(name: string, local?: readonly Listener[]): boolean {
+    return !!this.hooks[name]?.length || !!local?.length
+  }
+
+  /** A snapshot of the listeners for `name`: global ones, then `local`. */
+  listeners(name: string, local?: readonly Listener[]): Listener[] | undefined {
+    const global = this.hooks[name]
+    if (!global?.length) return local?.length ? local.slice() : undefined
+    const all = global.map((hook) => hook.callback)
+    return local?.length ? all.concat(local) : all
+  }
+
+  /** Observe-only: a throwing or rejecting listener is contained and reported. */
+  emit(name: string, args: unknown[], local?: readonly Listener[]): void {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return
+    for (const listener of listeners) {
+      try {
+        const result = (listener as (...a: unknown[]) => unknown)(...args)
+        if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
+          Promise.resolve(result).catch((error) => this.onError(error, name))
+        }
+      } catch (error) {
+        this.onError(error, name)
+      }
+    }
+  }
+
+  /** Synchronous; a throw propagates to the caller. */
+  emitStrict(name: string, args: unknown[], local?: readonly Listener[]): void {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return
+    for (const listener of listeners) (listener as (...a: unknown[]) => unknown)(...args)
+  }
+
+  /** Awaits each listener in turn; a throw or rejection propagates. */
+  async serial(name: string, args: unknown[], local?: readonly Listener[]): Promise<void> {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return
+    for (const listener of listeners) await (listener as (...a: unknown[]) => unknown)(...args)
+  }
+
+  /** The first answer that is not null, undefined or false; a throw propagates. */
+  bail(name: string, args: unknown[], local?: readonly Listener[]): unknown {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return undefined
+    for (const listener of listeners) {
+      const result = (listener as (...a: unknown[]) => unknown)(...args)
+      if (result !== undefined && result !== null && result !== false) return result
+    }
+    return undefined
+  }
+
+  /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits `core`. */
+  waterfall<R>(name: string, args: unknown[], core: () => R, local?: readonly Listener[]): R {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return core()
+    let index = 0
+    const dispatch = (): R => {
+      const listener = listeners[index++]
+      if (!listener) return core()
+      let called = false
+      const next = () => {
+        if (called) throw new Error(`next() called twice in a "${name}" listener`)
+        called = true
+        return dispatch()
+      }
+      return (listener as (...a: unknown[]) => R)(...args, next)
+    }
+    return dispatch()
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * JSON-Schema validation of values with ajv, plus frozen JSON copies (SPEC §1.5, §3). Pure: no
+ * cordis, no I/O. One shared ajv instance; each schema object is compiled once and its validator
+ * cached for the schema's lifetime, so schemas must not be mutated after their first use.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
+import { schemaViolations } from './schema-subset.ts'
+import type { JsonValue } from './types.ts'
+
+// `ownProperties`: inherited members such as `constructor` never count as present properties.
+// `addUsedSchema: false` plus `removeSchema` below: ajv keeps no schema alive and no `$id` clashes.
+const ajv = new Ajv({ allErrors: true, strict: false, ownProperties: true, addUsedSchema: false })
+
+interface Compiled {
+  validate: ValidateFunction
+  /** Property names were escaped, see `escapeSchema`; values must be escaped the same way. */
+  isEscaped: boolean
+}
+
+const compiled = new WeakMap<object, Compiled>()
+
+const PROTO = '__proto__'
+const ESCAPE = '\u0000'
+
+type Dict = Record<string, unknown>
+
+/**
+ * Every way `value` breaks `schema`, `[]` when it is valid. Paths are rooted at `value` (`value`,
+ * `value.answer`, `value.items[2]`, `value["a b"]`), then one message per ajv error, deduplicated:
+ * `<path> must have required property "<name>"`, `<path> must NOT have additional property "<name>"`,
+ * `<path> must be equal to one of: <json>, <json>`, `<path> must be equal to constant <json>`, and
+ * otherwise ajv's own text (`<path> must be integer`). Throws `TypeError`
+ * `invalid JSON schema: <ajv message>` when ajv cannot compile the schema (its leading
+ * `schema is invalid: ` dropped), e.g. `invalid JSON schema: can't resolve reference #/x from id #`.
+ */
+export function jsonViolations(schema: object, value: unknown): string[] {
+  const { validate, isEscaped } = compile(schema)
+  const data = isEscaped ? escapeValue(value) : value
+  if (validate(data) === true) return []
+  const violations = new Set<string>()
+  for (const error of validate.errors ?? []) violations.add(describe(error, data, isEscaped))
+  if (violations.size === 0) violations.add('value is invalid')
+  return [...violations]
+}
+
+/** `invalid arguments: <v1>; <v2>` (SPEC §3), for a non-empty list of violations. */
+export function formatInvalidArguments(violations: readonly string[]): string {
+  return `invalid arguments: ${violations.join('; ')}`
+}
+
+/**
+ * A deep, frozen copy of `value` with JSON semantics: plain objects (own enumerable string keys,
+ * `__proto__` and `constructor` included as ordinary own data properties), arrays, strings, finite
+ * numbers (`-0` becomes `0`), booleans and null; shared subtrees stay shared. Throws `TypeError`
+ * `<path> is not JSON data (<reason>)`, e.g. `value.a[1] is not JSON data (function)`.
+ */
+export function toFrozenJson(value: unknown): JsonValue {
+  if (typeof value !== 'object' || value === null) return jsonScalar(value, () => 'value')
+  const done = new Map<object, JsonValue>()
+  const onPath = new Set<object>()
+  const stack: CopyFrame[] = []
+  const pathOf = (key: string | number): string => {
+    let path = 'value'
+    for (let i = 1; i < stack.length; i++) path = appendSegment(path, stack[i]!.key)
+    return appendSegment(path, key)
+  }
+  const open = (source: object, key: string | number): void => {
+    if (Array.isArray(source)) {
+      stack.push({ source, key, keys: undefined, length: source.length, index: 0, copy: [] })
+    } else if (isPlainObject(source)) {
+      const keys = Object.keys(source)
+      stack.push({ source, key, keys, length: keys.length, index: 0, copy: {} })
+    } else {
+      throw new TypeError(`${stack.length === 0 ? 'value' : pathOf(key)} is not JSON data (non-plain object)`)
+    }
+    onPath.add(source)
+  }
+  open(value, '')
+  let result: JsonValue = null
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!
+    if (top.index === top.length) {
+      stack.pop()
+      onPath.delete(top.source)
+      Object.freeze(top.copy)
+      const copy = top.copy
+      done.set(top.source, copy)
+      const parent = stack[stack.length - 1]
+      if (parent === undefined) result = copy
+      else store(parent, top.key, copy)
+      continue
+    }
+    const index = top.index++
+    const key = top.keys === undefined ? index : top.keys[index]!
+    const child: unknown = top.keys === undefined ? (top.source as unknown[])[index] : (top.source as Dict)[key]
+    if (typeof child !== 'object' || child === null) {
+      store(top, key, jsonScalar(child, () => pathOf(key)))
+      continue
+    }
+    const copied = done.get(child)
+    if (copied !== undefined) store(top, key, copied)
+    else if (onPath.has(child)) throw new TypeError(`${pathOf(key)} is not JSON data (circular reference)`)
+    else open(child, key)
+  }
+  return result
+}
+
+interface CopyFrame {
+  source: object
+  /** The key under which the parent stores this copy. */
+  key: string | number
+  /** Own enumerable keys of an object; `undefined` for an array. */
+  keys: string[] | undefined
+  length: number
+  index: number
+  copy: JsonValue[] | { [key: string]: JsonValue }
+}
+
+function store(frame: CopyFrame, key: string | number, value: JsonValue): void {
+  if (Array.isArray(frame.copy)) frame.copy.push(value)
+  // a data property, so `__proto__` becomes an own key instead of setting the prototype
+  else Object.defineProperty(frame.copy, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+function jsonScalar(value: unknown, pathOf: () => string): JsonValue {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return value === 0 ? 0 : value
+    throw new TypeError(`${pathOf()} is not JSON data (non-finite number)`)
+  }
+  throw new TypeError(`${pathOf()} is not JSON data (${typeof value})`)
+}
+
+function compile(schema: object): Compiled {
+  const cached = compiled.get(schema)
+  if (cached !== undefined) return cached
+  const escaped = escapeSchema(schema)
+  const source = escaped ?? schema
+  let validate: ValidateFunction
+  try {
+    validate = ajv.compile(source)
+  } catch (error) {
+    // ajv words meta-schema failures as "schema is invalid: …"; our prefix already says so
+    const message = (error instanceof Error ? error.message : String(error)).replace(/^schema is invalid: /, '')
+    throw new TypeError(`invalid JSON schema: ${message}`, { cause: error })
+  } finally {
+    try {
+      ajv.removeSchema(source)
+    } catch {
+      // a malformed `$id` can make removal throw; the compile outcome is what the caller needs
+    }
+  }
+  if (validate.schemaEnv.$async === true) throw new TypeError('invalid JSON schema: async schemas are not supported')
+  const entry: Compiled = { validate, isEscaped: escaped !== undefined }
+  compiled.set(schema, entry)
+  return entry
+}
+
+function describe(error: ErrorObject, data: unknown, isEscaped: boolean): string {
+  const path = renderInstancePath(error.instancePath, data, isEscaped)
+  const params: Dict = error.params
+  const name = (value: unknown): string => quote(unescapeKey(String(value), isEscaped))
+  switch (error.keyword) {
+    case 'required':
+      return `${path} must have required property ${name(params.missingProperty)}`
+    case 'additionalProperties':
+      if (params.additionalProperty !== undefined) {
+        return `${path} must NOT have additional property ${name(params.additionalProperty)}`
+      }
+      break
+    case 'enum':
+      if (Array.isArray(params.allowedValues)) {
+        return `${path} must be equal to one of: ${params.allowedValues.map(renderJson).join(', ')}`
+      }
+      break
+    case 'const':
+      return `${path} must be equal to constant ${renderJson(params.allowedValue)}`
+  }
+  return `${path} ${error.message ?? `must pass the "${error.keyword}" keyword`}`
+}
+
+/** Turns ajv's JSON pointer into `value.a[1]["b c"]`, reading the data to tell indices from keys. */
+function renderInstancePath(pointer: string, data: unknown, isEscaped: boolean): string {
+  let path = 'value'
+  if (pointer === '') return path
+  let current: unknown = data
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (Array.isArray(current) && /^(0|[1-9][0-9]*)$/.test(segment)) {
+      path = appendSegment(path, Number(segment))
+      current = current[Number(segment)]
+    } else {
+      path = appendSegment(path, unescapeKey(segment, isEscaped))
+      current = isObject(current) && Object.hasOwn(current, segment) ? (current as Dict)[segment] : undefined
+    }
+  }
+  return path
+}
+
+/**
+ * ajv silently ignores a property named `__proto__` in `properties`. For a schema inside the SPEC §3
+ * subset that names one, returns a copy whose property names are escaped (`__proto__` and names
+ * starting with NUL get a NUL prefix); values are escaped alike and names unescaped in messages.
+ * Returns `undefined` when no name needs it; schemas outside the subset keep ajv's own behaviour.
+ */
+function escapeSchema(schema: object): object | undefined {
+  let isChanged = false
+  const escapeName = (name: string): string => {
+    const escaped = escapeKey(name)
+    if (escaped !== name) isChanged = true
+    return escaped
+  }
+  const escapeNode = (node: Dict): Dict => {
+    const copy: Dict = {}
+    for (const key of Object.keys(node)) {
+      let value = node[key]
+      if (key === 'properties') {
+        const properties = value as Dict
+        const renamed: Dict = {}
+        for (const name of Object.keys(properties)) define(renamed, escapeName(name), escapeNode(properties[name] as Dict))
+        value = renamed
+      } else if (key === 'items') {
+        value = escapeNode(value as Dict)
+      } else if (key === 'oneOf') {
+        value = (value as Dict[]).map(escapeNode)
+      } else if (key === 'required') {
+        value = (value as string[]).map(escapeName)
+      }
+      define(copy, key, value)
+    }
+    return copy
+  }
+  if (schemaViolations(schema).length > 0) return undefined
+  const copy = escapeNode(schema as Dict)
+  return isChanged ? copy : undefined
+}
+
+/** Copies plain objects and arrays with escaped keys; anything else (and cycles) is kept as is. */
+function escapeValue(value: unknown): unknown {
+  const copies = new Map<object, unknown>()
+  const work: [object, Dict | unknown[]][] = []
+  const copyOf = (source: unknown): unknown => {
+    if (!Array.isArray(source) && !isPlainObject(source)) return source
+    let copy = copies.get(source)
+    if (copy === undefined) {
+      copy = Array.isArray(source) ? [] : {}
+      copies.set(source, copy)
+      work.push([source, copy as Dict | unknown[]])
+    }
+    return copy
+  }
+  const root = copyOf(value)
+  while (work.length > 0) {
+    const [source, copy] = work.pop()!
+    if (Array.isArray(source)) {
+      const target = copy as unknown[]
+      target.length = source.length
+      for (let i = 0; i < source.length; i++) if (i in source) target[i] = copyOf(source[i])
+    } else {
+      for (const key of Object.keys(source)) define(copy as Dict, escapeKey(key), copyOf((source as Dict)[key]))
+    }
+  }
+  return root
+}
+
+function escapeKey(key: string): string {
+  return key === PROTO || key.startsWith(ESCAPE) ? ESCAPE + key : key
+}
+
+function unescapeKey(key: string, isEscaped: boolean): string {
+  return isEscaped && key.startsWith(ESCAPE) ? key.slice(1) : key
+}
+
+function define(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null
+}
+
+/** An object whose prototype is null or a realm's `Object.prototype` (no class instances, no arrays). */
+function isPlainObject(value: unknown): value is Dict {
+  if (!isObject(value) || Array.isArray(value)) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === null || Object.getPrototypeOf(proto) === null
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+
+function appendSegment(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`
+  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+}
+
+function renderJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text)
+}

@@ -1,0 +1,193 @@
+/**
+ * Reads an idle child's result from its session log (SPEC §2.4). Pure and O(own events): one
+ * backward scan, plus a forward pass over the streamed text only when no message carries content.
+ */
+import type { ContentBlock, SessionEvent, SessionEventData, StopReason, TurnEndReason, Usage } from './types.ts'
+
+/** What the driver reads from the child; `structured` is added by `StructuredOutput`. */
+export interface ReadResult {
+  output: ContentBlock[]
+  stopReason: StopReason
+  /** Present on every result that is not `completed`. */
+  diagnostic?: string
+  /** Present when at least one own `assistant/message` reported usage. */
+  usage?: Usage
+}
+
+/** Upper bound of a diagnostic, in UTF-8 bytes. */
+export const DIAGNOSTIC_MAX_BYTES = 4096
+
+const ELLIPSIS = '…'
+const ELLIPSIS_BYTES = 3
+
+const CANCELLED = 'the run was cancelled'
+const NEVER_RAN = 'the child never ran a turn'
+const FAILED = 'the child turn failed'
+const INTERRUPTED = 'the child turn was interrupted'
+const UNKNOWN_END = 'the child turn ended for an unknown reason'
+const TOKEN_LIMIT = 'the child hit its token limit'
+const BLOCKED = 'a pre-step hook blocked the child turn'
+
+/**
+ * Reads the result from `events`, counting only the child's own events (index `seedLength` on):
+ * seeded parent history never contributes to output, stop reason or usage.
+ *
+ * - `output`: a copy of the content of the last own `assistant/message` with non-empty content;
+ *   else all own `assistant/delta` text as one text block; else `[]`.
+ * - `stopReason`: from the last own `turn/end` of a turn that did work — it had a `step/start`
+ *   (matched by `turn`), or ended `blocked`, `aborted` or `error` after claiming input. completed →
+ *   `completed`, max-tokens → `max-tokens`, aborted → `aborted`, blocked → `refusal`, error,
+ *   interrupted or an unknown kind → `error`; no such turn → `error`. When `cancelled`, every
+ *   reason but `completed` becomes `aborted`.
+ * - `diagnostic` (every non-completed result; at most 4096 UTF-8 bytes, cut on a character boundary
+ *   and ended with `…`): `the run was cancelled (<cause kind>)` when the turn ended aborted with a
+ *   cause, else `the run was cancelled`; `the child turn failed: <message> (<code>)` (the code part
+ *   only when present; `the child turn failed` alone when the message is empty);
+ *   `the child turn was interrupted`; `the child turn ended for an unknown reason`;
+ *   `the child hit its token limit`; `a pre-step hook blocked the child turn`;
+ *   `the child never ran a turn`. Nothing else of the error (no stack, no arguments) is included.
+ * - `usage`: the sum over own `assistant/message` events that carry one; absent when none does.
+ */
+export function readResult(events: readonly SessionEvent[], seedLength: number, cancelled: boolean): ReadResult {
+  const start = Math.max(seedLength, 0)
+  let content: ContentBlock[] | undefined
+  let firstDelta = -1
+  let hasUsage = false
+  let inputTokens = 0
+  let outputTokens = 0
+  // the stop reason of the last turn that did work, and a later-ending candidate still undecided
+  let reason: TurnEndReason | undefined
+  let pending: SessionEventData['turn/end'] | undefined
+
+  for (let i = events.length - 1; i >= start; i--) {
+    const event = events[i]
+    switch (event.type) {
+      case 'assistant/message': {
+        const data = event.data as SessionEventData['assistant/message']
+        if (content === undefined && data.content.length > 0) content = data.content
+        if (data.usage !== undefined) {
+          hasUsage = true
+          inputTokens += data.usage.inputTokens
+          outputTokens += data.usage.outputTokens
+        }
+        break
+      }
+      case 'assistant/delta':
+        if (content === undefined) firstDelta = i
+        break
+      case 'turn/end': {
+        if (reason !== undefined) break
+        const data = event.data as SessionEventData['turn/end']
+        const kind = data.reason.kind
+        // a blocked, aborted or failed turn claimed input even when no step started
+        if (kind === 'blocked' || kind === 'aborted' || kind === 'error') reason = data.reason
+        else pending = data
+        break
+      }
+      case 'step/start':
+        if (pending !== undefined && (event.data as SessionEventData['step/start']).turn === pending.turn) {
+          reason = pending.reason
+          pending = undefined
+        }
+        break
+      case 'turn/start':
+        if (pending !== undefined && (event.data as SessionEventData['turn/start']).turn === pending.turn) {
+          pending = undefined
+        }
+        break
+    }
+  }
+
+  let output: ContentBlock[]
+  if (content !== undefined) output = content.slice()
+  else if (firstDelta >= 0) output = streamedText(events, firstDelta)
+  else output = []
+
+  let stopReason = stopReasonOf(reason)
+  if (cancelled && stopReason !== 'completed') stopReason = 'aborted'
+
+  const result: ReadResult = { output, stopReason }
+  if (stopReason !== 'completed') result.diagnostic = truncate(diagnose(stopReason, reason))
+  if (hasUsage) result.usage = { inputTokens, outputTokens }
+  return result
+}
+
+function streamedText(events: readonly SessionEvent[], from: number): ContentBlock[] {
+  let text = ''
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]
+    if (event.type === 'assistant/delta') text += (event.data as SessionEventData['assistant/delta']).text
+  }
+  return text === '' ? [] : [{ type: 'text', text }]
+}
+
+function stopReasonOf(reason: TurnEndReason | undefined): StopReason {
+  switch (reason?.kind) {
+    case 'completed':
+      return 'completed'
+    case 'max-tokens':
+      return 'max-tokens'
+    case 'aborted':
+      return 'aborted'
+    case 'blocked':
+      return 'refusal'
+    default:
+      return 'error'
+  }
+}
+
+function diagnose(stopReason: StopReason, reason: TurnEndReason | undefined): string {
+  switch (stopReason) {
+    case 'aborted': {
+      const cause: unknown = reason?.kind === 'aborted' ? reason.cause?.kind : undefined
+      return typeof cause === 'string' && cause !== '' ? `${CANCELLED} (${cause})` : CANCELLED
+    }
+    case 'max-tokens':
+      return TOKEN_LIMIT
+    case 'refusal':
+      return BLOCKED
+    default:
+      return diagnoseError(reason)
+  }
+}
+
+function diagnoseError(reason: TurnEndReason | undefined): string {
+  if (reason === undefined) return NEVER_RAN
+  if (reason.kind === 'interrupted') return INTERRUPTED
+  if (reason.kind !== 'error') return UNKNOWN_END
+  // only the message and code: an error's other fields may carry stacks or arguments
+  const message = reason.error?.message
+  const code = reason.error?.code
+  let text = typeof message === 'string' && message !== '' ? `${FAILED}: ${message}` : FAILED
+  if (typeof code === 'string' && code !== '') text += ` (${code})`
+  return text
+}
+
+/** Cuts `text` to at most `DIAGNOSTIC_MAX_BYTES` UTF-8 bytes on a code-point boundary, ending with `…`. */
+function truncate(text: string): string {
+  // a UTF-16 unit never takes more than 3 UTF-8 bytes (a surrogate pair takes 4 for two units)
+  if (text.length * 3 <= DIAGNOSTIC_MAX_BYTES) return text
+  const budget = DIAGNOSTIC_MAX_BYTES - ELLIPSIS_BYTES
+  let bytes = 0
+  let cut = 0
+  for (let i = 0; i < text.length; ) {
+    const unit = text.charCodeAt(i)
+    let size: number
+    let width = 1
+    if (unit < 0x80) size = 1
+    else if (unit < 0x800) size = 2
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      size = 4
+      width = 2
+    } else size = 3 // includes a lone surrogate, which encodes as U+FFFD
+    bytes += size
+    i += width
+    if (bytes <= budget) cut = i
+    else if (bytes > DIAGNOSTIC_MAX_BYTES) return text.slice(0, cut) + ELLIPSIS
+  }
+  return text
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff
+}

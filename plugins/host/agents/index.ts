@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto'
+import { type Context, Service } from 'cordis'
+import { SubagentError } from '../../../lib/errors.ts'
+import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
+import { type AgentScope, type HookDispatcher, kScope, scopeOf } from '../scope.ts'
+import type { Sessions } from '../sessions/index.ts'
+import type { SessionLog } from '../sessions/session-store.ts'
+import { agentScope } from '../tools/index.ts'
+import { HostAgent } from './agent.ts'
+import type { LoopServices, PreStepDecision } from './loop.ts'
+
+export type { PreStepDecision }
+export { HostAgent, TurnCancelledError } from './agent.ts'
+
+declare module 'cordis' {
+  interface Context {
+    agents: Agents
+  }
+  interface Events {
+    /** An agent was published (end of its creation transaction). Observe-only. Scoped. @mode emit */
+    'agent/created'(agent: Agent): void
+    /** An agent was unregistered, after its scope was unwound. Observe-only. @mode emit */
+    'agent/disposed'(agent: Agent): void
+    /**
+     * Before each model step. Return `next()` to enter, or `{kind: 'reject'}` to end the turn
+     * `blocked` with no model call. A throw ends the turn `error`. Scoped. @mode waterfall
+     */
+    'agent/pre-step'(
+      agent: Agent,
+      info: { turn: number; step: number },
+      next: () => PreStepDecision | Promise<PreStepDecision>,
+    ): PreStepDecision | Promise<PreStepDecision>
+    /** After a step's tools ran: a truthy answer ends the turn `completed`. Scoped. @mode bail */
+    'agent/turn-stop'(agent: Agent, info: { turn: number; step: number }): unknown
+    /**
+     * Asked by `agents.resume(id)`: a session store answers with the stored header and events.
+     * @mode bail
+     */
+    'session/load'(id: string): Promise<StoredSession | undefined> | StoredSession | undefined
+  }
+}
+
+/** A session as a store hands it back for `resume`. */
+export interface StoredSession {
+  header: SessionHeader
+  events: readonly SessionEvent[]
+}
+
+/** `create` options plus the host's extension: an explicit owner agent. */
+export interface CreateOptions extends CreateAgentOptions {
+  /**
+   * The agent that owns the new one, exactly as if `owner.ctx.agents.create()` had been called:
+   * disposing the owner disposes it. Defaults to the agent whose context makes the call.
+   */
+  owner?: Agent
+}
+
+interface AgentRecord {
+  readonly agent: HostAgent
+  readonly handle: AgentHandle
+  readonly children: Set<AgentRecord>
+  owner?: AgentRecord
+  /** Removes the "dispose with the creating plugin" effect, for agents owned by a plugin. */
+  release?: () => void
+  disposal?: Promise<void>
+}
+
+function isPositiveSafeInteger(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) > 0
+}
+
+/** Validates and freezes agent options (SPEC §1.3). */
+function freezeOptions(options: AgentOptions | undefined): Readonly<AgentOptions> {
+  if (options === undefined) return Object.freeze({})
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new SubagentError('INVALID_OPTIONS', 'agent options must be an object')
+  }
+  for (const key of ['maxTokens', 'maxSteps'] as const) {
+    if (options[key] !== undefined && !isPositiveSafeInteger(options[key])) {
+      throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a positive safe integer`)
+    }
+  }
+  for (const key of ['provider', 'model'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'string') {
+      throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a string`)
+    }
+  }
+  return Object.freeze({ ...options })
+}
+
+function abortError(id: string, signal: AbortSignal): Error {
+  const reason: unknown = signal.reason
+  if (reason instanceof Error) return reason
+  return new SubagentError('CREATION_ABORTED', `agent "${id}" creation aborted`, { cause: reason })
+}
+
+/** Never fulfils; rejects when the signal aborts. Detaches its listener through `settle`. */
+function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; settle: () => void } {
+  let onAbort!: () => void
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortError(id, signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  promise.catch(() => {})
+  return { promise, settle: () => signal.removeEventListener('abort', onAbort) }
+}
+
+/** The plugin that backs an agent's scope context: the fiber itself is the point. */
+function agentScopePlugin(): void {}
+
+/** Agents and their creation transaction (SPEC §1.3). */
+export class Agents extends Service {
+  // cordis calls service methods through a tracing proxy, where #private fields cannot be read
+  private readonly records = new Map<string, AgentRecord>()
+  private services!: LoopServices & { sessions: Sessions }
+
+  constructor(ctx: Context) {
+    super(ctx, 'agents')
+  }
+
+  /** Wires the other host services; called once by the host. */
+  attach(services: LoopServices & { sessions: Sessions }): void {
+    this.services = services
+  }
+
+  get(id: string): Agent | undefined {
+    return this.records.get(id)?.agent
+  }
+
+  list(): Agent[] {
+    return [...this.records.values()].map((record) => record.agent)
+  }
+
+  /** The scope of a published agent, by id (sessions share their agent's id). */
+  scopeOf(id: string): AgentScope | undefined {
+    return this.records.get(id)?.agent[kScope]
+  }
+
+  /**
+   * Runs the creation transaction. Rejects at once for an aborted signal; otherwise builds the
+   * agent unpublished, awaits `setup` raced against the signal, then publishes. Any failure tears
+   * down everything made so far before rejecting, so a rejected create leaves no trace.
+   */
+  create(options: CreateOptions = {}): Promise<AgentHandle> {
+    const ownerScope = options.owner ? agentScope(options.owner) : scopeOf(this.ctx)
+    return this.transaction(options, ownerScope, this.ctx)
+  }
+
+  /** Reads a stored session (e.g. from `SessionFiles`) and publishes its agent. */
+  async resume(id: string, options: Omit<CreateOptions, 'seed' | 'sessionId' | 'header'> = {}): Promise<AgentHandle> {
+    if (typeof id !== 'string' || !id) throw new TypeError('session id must be a non-empty string')
+    if (this.records.has(id)) throw new SubagentError('INVALID_SESSION', `agent "${id}" is already live`)
+    const stored = await this.services.dispatcher.bail(undefined, 'session/load', id) as StoredSession | undefined
+    if (!stored) throw new SubagentError('INVALID_SESSION', `no session store holds session "${id}"`)
+    const ownerScope = options.owner ? agentScope(options.owner) : scopeOf(this.ctx)
+    return this.transaction(options, ownerScope, this.ctx, stored)
+  }
+
+  private async transaction(
+    options: CreateOptions,
+    ownerScope: AgentScope | undefined,
+    callerCtx: Context,
+    stored?: StoredSession,
+  ): Promise<AgentHandle> {
+    if (typeof options !== 'object' || options === null) throw new TypeError('agent create options must be an object')
+    const { signal, setup } = options
+    const id = stored?.header.id ?? options.sessionId ?? randomUUID()
+    if (signal?.aborted) throw abortError(id, signal)
+    if (typeof id !== 'string' || !id) throw new TypeError('sessionId must be a non-empty string')
+    if (this.records.has(id) || this.services.sessions.get(id)) {
+      throw new SubagentError('INVALID_SESSION', `session "${id}" already exists`)
+    }
+    const agentOptions = freezeOptions(options.agentOptions)
+    const session = stored
+      ? this.services.sessions.restore(stored.header, stored.events)
+      : this.services.sessions.build({ ...options.header, id, createdAt: Date.now() }, options.seed)
+    const owner = ownerScope ? this.records.get(ownerScope.agent.id) : undefined
+    if (ownerScope && !owner) throw new Error(`owner agent "${ownerScope.agent.id}" is not live`)
+    const agent = new HostAgent(id, session, agentOptions, this.services, (self) =>
+      this.createScope(self, owner ? owner.agent.ctx : callerCtx),
+    )
+    const record = this.makeRecord(agent)
+    if (setup) {
+      const race = signal ? abortRace(id, signal) : undefined
+      try {
+        const running = Promise.resolve().then(() => setup(agent))
+        await (race ? Promise.race([running, race.promise]) : running)
+        if (signal?.aborted) throw abortError(id, signal)
+      } catch (error) {
+        await this.rollback(record)
+        throw error
+      } finally {
+        race?.settle()
+      }
+    }
+    this.publish(record, session, owner, owner ? undefined : callerCtx)
+    return record.handle
+  }
+
+  private makeRecord(agent: HostAgent): AgentRecord {
+    const record: AgentRecord = {
+      agent,
+      children: new Set(),
+      handle: Object.freeze({ agent, dispose: () => (record.disposal ??= this.disposeRecord(record)) }),
+    }
+    return record
+  }
+
+  private publish(record: AgentRecord, session: SessionLog, owner: AgentRecord | undefined, ownerCtx?: Context): void {
+    const { agent } = record
+    this.services.sessions.publish(session)
+    this.records.set(agent.id, record)
+    if (owner) {
+      record.owner = owner
+      owner.children.add(record)
+    } else if (ownerCtx) {
+      // an agent made through a plugin's context goes with that plugin
+      record.release = ownerCtx.effect(() => () => void record.handle.dispose(), 'ctx.agents.create()') as () => void
+    }
+    const scope = agent[kScope]
+    this.services.dispatcher.emit(scope, 'agent/created', agent)
+  }
+
+  private createScope(agent: HostAgent, ownerCtx: Context): Context {
+    const fiber = ownerCtx.plugin(agentScopePlugin)
+    const ctx = fiber.ctx
+    Object.defineProperty(ctx, kScope, { value: agent[kScope] })
+    agent[kScope].fiber = ctx.fiber
+    return ctx
+  }
+
+  /** Undoes an unpublished agent: its scope and registrations; nothing was published yet. */
+  private async rollback(record: AgentRecord): Promise<void> {
+    record.agent.closed = true
+    const scope = record.agent[kScope]
+    try {
+      if (scope.fiber) await scope.fiber.dispose()
+    } finally {
+      scope.clear()
+    }
+  }
+
+  /** Disposes every live agent (host unload). */
+  async disposeAll(): Promise<void> {
+    await Promise.allSettled([...this.records.values()].map((record) => record.handle.dispose()))
+  }
+
+  private async disposeRecord(record: AgentRecord): Promise<void> {
+    const { agent } = record
+    agent.closed = true
+    agent.cancel({ kind: 'disposed' })
+    const children = [...record.children].map((child) => child.handle.dispose())
+    await agent.whenIdle()
+    const settled = await Promise.allSettled(children)
+    let failure: unknown = settled.find((entry) => entry.status === 'rejected')?.reason
+    const scope = agent[kScope]
+    try {
+      if (scope.fiber) await scope.fiber.dispose()
+    } catch (error) {
+      failure ??= error
+    }
+    scope.clear()
+    this.records.delete(agent.id)
+    record.owner?.children.delete(record)
+    const release = record.release
+    record.release = undefined
+    release?.()
+    this.services.dispatcher.emit(undefined, 'agent/disposed', agent)
+    this.services.sessions.remove(agent.id)
+    if (failure !== undefined) throw failure
+  }
+}

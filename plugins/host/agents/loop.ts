@@ -1,0 +1,182 @@
+/**
+ * The agent loop for one turn (SPEC §1.4). `runTurn` never rejects: every fault becomes a
+ * `TurnEndReason`; the caller appends `turn/end`.
+ */
+import type {
+  Agent,
+  CancelCause,
+  ContentBlock,
+  ModelMessage,
+  StreamPart,
+  ToolCallBlock,
+  TurnEndReason,
+  Usage,
+} from '../../../lib/types.ts'
+import type { Models } from '../models/index.ts'
+import type { AgentScope, HookDispatcher } from '../scope.ts'
+import type { SessionLog } from '../sessions/session-store.ts'
+import type { SystemPrompt } from '../system-prompt/index.ts'
+import type { Tools } from '../tools/index.ts'
+
+export interface LoopServices {
+  tools: Tools
+  systemPrompt: SystemPrompt
+  models: Models
+  dispatcher: HookDispatcher
+  defaultMaxSteps: number
+}
+
+/** What the loop needs from the agent it drives. */
+export interface TurnSubject {
+  readonly agent: Agent
+  readonly scope: AgentScope
+  readonly session: SessionLog
+  /** Model messages for the whole session so far, synced from the log. */
+  messages(): readonly ModelMessage[]
+}
+
+export interface TurnState {
+  readonly turn: number
+  readonly signal: AbortSignal
+  /** Set by `cancel` before the signal aborts. */
+  cause?: CancelCause
+}
+
+export type PreStepDecision = { kind: 'enter' } | { kind: 'reject' }
+
+const enter: PreStepDecision = Object.freeze({ kind: 'enter' })
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function failure(error: unknown): TurnEndReason {
+  const code = (error as { code?: unknown } | null)?.code
+  const message = messageOf(error) || 'unknown error'
+  return typeof code === 'string' ? { kind: 'error', error: { message, code } } : { kind: 'error', error: { message } }
+}
+
+function aborted(state: TurnState): TurnEndReason {
+  return { kind: 'aborted', cause: state.cause ?? { kind: 'user' } }
+}
+
+export async function runTurn(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
+  try {
+    return await steps(subject, state, services)
+  } catch (error) {
+    return state.signal.aborted ? aborted(state) : failure(error)
+  }
+}
+
+async function steps(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
+  const { agent, scope, session } = subject
+  const { dispatcher, tools } = services
+  const { turn, signal } = state
+  const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
+  for (let step = 1; ; step++) {
+    if (signal.aborted) return aborted(state)
+    const info = { turn, step }
+    if (dispatcher.has('agent/pre-step', scope)) {
+      const decision = await dispatcher.waterfall<PreStepDecision | Promise<PreStepDecision>>(
+        scope,
+        'agent/pre-step',
+        [agent, info],
+        () => enter,
+      )
+      if (signal.aborted) return aborted(state)
+      if (decision?.kind === 'reject') return { kind: 'blocked' }
+    }
+    session.append('step/start', { turn, step })
+    const outcome = await callModel(subject, state, services, step)
+    if (outcome.end) return outcome.end
+    const calls = outcome.calls
+    if (!calls.length) return { kind: 'completed' }
+    for (const call of calls) {
+      if (signal.aborted) return aborted(state)
+      const result = await tools.execute({ name: call.name, arguments: call.arguments, callId: call.id, agent, signal })
+      session.append('tool/result', {
+        turn,
+        step,
+        callId: call.id,
+        name: call.name,
+        isError: result.isError,
+        content: result.content,
+      })
+    }
+    if (signal.aborted) return aborted(state)
+    if (dispatcher.has('agent/turn-stop', scope) && dispatcher.bail(scope, 'agent/turn-stop', agent, info)) {
+      return { kind: 'completed' }
+    }
+    if (step >= maxSteps) {
+      return { kind: 'error', error: { message: `turn exceeded maxSteps ${maxSteps}`, code: 'MAX_STEPS' } }
+    }
+  }
+}
+
+interface ModelOutcome {
+  end?: TurnEndReason
+  calls: ToolCallBlock[]
+}
+
+async function callModel(
+  subject: TurnSubject,
+  state: TurnState,
+  services: LoopServices,
+  step: number,
+): Promise<ModelOutcome> {
+  const { agent, session } = subject
+  const { turn, signal } = state
+  const { provider, model, maxTokens } = agent.options
+  if (typeof provider !== 'string' || !provider) {
+    return { end: { kind: 'error', error: { message: `agent "${agent.id}" has no model provider`, code: 'NO_MODEL' } }, calls: [] }
+  }
+  const adapter = services.models.resolve(provider, agent)
+  if (!adapter) {
+    return { end: { kind: 'error', error: { message: `no model adapter for provider "${provider}"`, code: 'NO_MODEL' } }, calls: [] }
+  }
+  if (typeof model !== 'string' || !model) {
+    return { end: { kind: 'error', error: { message: `agent "${agent.id}" has no model`, code: 'NO_MODEL' } }, calls: [] }
+  }
+  const system = services.systemPrompt.assemble(agent).text
+  const schemas = services.tools.schemas(agent)
+  const request = {
+    agent,
+    model,
+    system,
+    messages: subject.messages(),
+    ...(schemas.length ? { tools: schemas } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    signal,
+  }
+  let text = ''
+  const calls: ToolCallBlock[] = []
+  let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
+  let usage: Usage | undefined
+  try {
+    for await (const part of adapter.stream(request) as AsyncIterable<StreamPart>) {
+      if (part.type === 'text-delta') {
+        if (!part.text) continue
+        text += part.text
+        session.append('assistant/delta', { turn, step, text: part.text })
+      } else if (part.type === 'tool-call') {
+        calls.push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
+      } else if (part.type === 'finish') {
+        finish = part.reason
+        usage = part.usage
+      }
+      if (signal.aborted) throw signal.reason
+    }
+  } catch (error) {
+    if (!signal.aborted) return { end: failure(error), calls: [] }
+    const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
+    session.append('assistant/message', { turn, step, content, interrupted: true })
+    return { end: aborted(state), calls: [] }
+  }
+  const truncated = finish === 'max-tokens'
+  const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
+  // a truncated step's tool calls are incomplete: drop them
+  if (!truncated) for (const call of calls) content.push(call)
+  session.append('assistant/message', usage ? { turn, step, content, usage: { ...usage } } : { turn, step, content })
+  if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
+  return { calls }
+}

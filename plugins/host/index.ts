@@ -1,0 +1,76 @@
+/**
+ * The host: the five services an agent needs (SPEC §1), applied as one plugin so that they can
+ * hold each other directly instead of paying cordis's context proxy on every turn.
+ */
+import type { Context } from 'cordis'
+import Schema from 'schemastery'
+import { Agents } from './agents/index.ts'
+import { Models } from './models/index.ts'
+import { HookDispatcher, type Listener, scopedEvents, installScoped, scopeOf } from './scope.ts'
+import { Sessions } from './sessions/index.ts'
+import { SystemPrompt } from './system-prompt/index.ts'
+import { Tools } from './tools/index.ts'
+
+export { Agents, Models, Sessions, SystemPrompt, Tools }
+export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'
+export type { AssembledPrompt } from './system-prompt/index.ts'
+
+interface ListenerOptions { prepend?: boolean; global?: boolean }
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+}
+
+/** Applies `sessions`, `agents`, `tools`, `systemPrompt` and `models` to the context. */
+export function Host(ctx: Context, config: Host.Config): void {
+  const logger = ctx.logger('host')
+  const dispatcher = new HookDispatcher(ctx.events, (error, event) => {
+    logger.warn(`a "${event}" listener failed: ${messageOf(error)}`)
+  })
+  const sessions = new Sessions(ctx)
+  const tools = new Tools(ctx)
+  const systemPrompt = new SystemPrompt(ctx)
+  const models = new Models(ctx)
+  const agents = new Agents(ctx)
+  sessions.attach(dispatcher, (id) => agents.scopeOf(id))
+  tools.attach(dispatcher)
+  systemPrompt.attach(dispatcher)
+  agents.attach({ sessions, tools, systemPrompt, models, dispatcher, defaultMaxSteps: config.maxSteps })
+
+  // a listener registered through an agent's context for an event about agents goes into that
+  // agent's own table, so other agents' dispatches never scan it
+  ctx.on(
+    'internal/listener',
+    function (this: Context, name: string | symbol, listener: Listener, options: ListenerOptions) {
+      if (typeof name !== 'string' || !scopedEvents.has(name) || options?.global) return
+      const scope = scopeOf(this)
+      if (!scope) return
+      return installScoped(this, `ctx.on(${JSON.stringify(name)})`, (target) =>
+        target!.addHook(name, listener, !!options?.prepend),
+      )
+    } as never,
+  )
+
+  // an agent's context reaches every host-wide service without declaring `inject`
+  ctx.on('internal/get', ((target: Context, prop: string, _error: Error, next: () => unknown) => {
+    if (scopeOf(target)) {
+      const value = target.reflect.get(prop, false)
+      if (value !== undefined) return value
+    }
+    return next()
+  }) as never)
+
+  // unloading the host ends every agent still alive
+  ctx.effect(() => () => agents.disposeAll(), 'host agents')
+}
+
+export namespace Host {
+  export interface Config {
+    maxSteps: number
+  }
+  export const Config: Schema<Config> = Schema.object({
+    maxSteps: Schema.natural().min(1).default(32).description('Steps a turn may take before it ends with MAX_STEPS.'),
+  })
+}
+
+export default Host

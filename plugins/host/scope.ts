@@ -1,0 +1,133 @@
+/**
+ * Agent scopes: the host's own per-agent tables. A registration made through an agent's context
+ * lands here instead of in a global list, so dispatching an event about one agent never scans the
+ * listeners of any other agent, and a plain agent that nobody registers into costs nothing.
+ */
+import type { Context, EventsService } from 'cordis'
+import { Dispatch, type ErrorSink, type Listener } from '../../lib/dispatch.ts'
+import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
+
+/** Marker property on an agent's scope context (and every context derived from it). */
+export const kScope: unique symbol = Symbol.for('subagent-inprocess.scope') as never
+
+export type { Listener }
+
+/** Events whose subject is one agent: scoped listeners receive only their own agent's. */
+export const scopedEvents: ReadonlySet<string> = new Set([
+  'agent/created',
+  'agent/disposed',
+  'agent/pre-step',
+  'agent/turn-stop',
+  'session/event',
+  'system-prompt/assemble',
+  'tools/pre-execute',
+  'tools/post-execute',
+  'tools/result',
+])
+
+export interface ScopedSection { name: string; order: number; text: string; seq: number }
+
+export interface ScopedTool {
+  name: string
+  description: string
+  parameters: { [key: string]: unknown }
+  execute: (args: never, exec: never) => unknown
+}
+
+export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<string> }
+
+/** Everything registered through one agent's context. Cleared when the agent is disposed. */
+export class AgentScope {
+  tools?: Map<string, ScopedTool>
+  sections?: Map<string, ScopedSection>
+  hooks?: Map<string, Listener[]>
+  guards?: ToolGuard[]
+  restrictions?: Restriction[]
+  models?: Map<string, ModelAdapter>
+  /** Bumped whenever the set of tools this agent sees may have changed. */
+  toolsVersion = 0
+  /** The fiber of the agent's own context, once it exists. */
+  fiber?: Context['fiber']
+
+  constructor(readonly agent: Agent) {}
+
+  addHook(name: string, listener: Listener, prepend: boolean): () => void {
+    const hooks = (this.hooks ??= new Map())
+    let list = hooks.get(name)
+    if (!list) hooks.set(name, (list = []))
+    if (prepend) list.unshift(listener)
+    else list.push(listener)
+    return () => {
+      const current = this.hooks?.get(name)
+      const index = current ? current.indexOf(listener) : -1
+      if (index < 0) return
+      current!.splice(index, 1)
+      if (!current!.length) this.hooks!.delete(name)
+    }
+  }
+
+  clear(): void {
+    this.tools = this.sections = this.hooks = this.guards = this.restrictions = this.models = undefined
+    this.toolsVersion++
+  }
+}
+
+/** The agent scope a context belongs to, if it is (derived from) an agent's context. */
+export function scopeOf(ctx: Context): AgentScope | undefined {
+  return (ctx as unknown as { [kScope]?: AgentScope })[kScope]
+}
+
+/**
+ * Installs a registration for the lifetime of the calling context. A registration made directly
+ * through an agent's context lives in that agent's tables and goes with them, so it spends no
+ * cordis effect; any other one is an effect of the caller's fiber.
+ */
+export function installScoped(
+  ctx: Context,
+  label: string,
+  install: (scope: AgentScope | undefined) => () => void,
+): () => void {
+  const scope = scopeOf(ctx)
+  if (scope && scope.fiber && ctx.fiber === scope.fiber) {
+    const remove = install(scope)
+    let done = false
+    return () => {
+      if (done) return
+      done = true
+      remove()
+    }
+  }
+  return ctx.effect(() => install(scope), label) as () => void
+}
+
+/**
+ * Dispatches events about one agent: global listeners first (in cordis's order), then the agent's
+ * own. Nothing is scanned when nobody listens.
+ */
+export class HookDispatcher {
+  readonly #dispatch: Dispatch
+
+  constructor(events: EventsService, onError: ErrorSink) {
+    this.#dispatch = new Dispatch(events, onError)
+  }
+
+  /** True when at least one listener would receive `name` for this scope. */
+  has(name: string, scope: AgentScope | undefined): boolean {
+    return this.#dispatch.has(name, scope?.hooks?.get(name))
+  }
+
+  /** Observe-only dispatch: a throwing or rejecting listener is contained and reported. */
+  emit(scope: AgentScope | undefined, name: string, ...args: unknown[]): void {
+    this.#dispatch.emit(name, args, scope?.hooks?.get(name))
+  }
+
+  /** First truthy answer wins; a throw propagates to the dispatcher's caller. */
+  bail(scope: AgentScope | undefined, name: string, ...args: unknown[]): unknown {
+    return this.#dispatch.bail(name, args, scope?.hooks?.get(name))
+  }
+
+  /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits the core. */
+  waterfall<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R): R {
+    return this.#dispatch.waterfall(name, args, core, scope?.hooks?.get(name))
+  }
+}

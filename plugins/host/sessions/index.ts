@@ -1,0 +1,87 @@
+import { type Context, Service } from 'cordis'
+import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
+import type { HookDispatcher } from '../scope.ts'
+import { type AgentScopeLookup, buildHeader, SessionLog, validateSeed } from './session-store.ts'
+
+export { buildHeader, SessionLog, validateSeed }
+
+declare module 'cordis' {
+  interface Context {
+    sessions: Sessions
+  }
+  interface Events {
+    /**
+     * After an event is appended to a published session. Observe-only: a throwing or rejecting
+     * listener is contained and logged, never breaks the append. Scoped: an agent's listener hears
+     * only its own session. @mode emit
+     */
+    'session/event'(session: Session, event: SessionEvent): void
+  }
+}
+
+/**
+ * Published sessions (SPEC §1.2). A session is published with its agent and removed from memory
+ * when the agent is disposed; persistence (`SessionFiles`) is a separate plugin.
+ */
+export class Sessions extends Service {
+  // cordis calls service methods through a tracing proxy, where #private fields cannot be read
+  private readonly published = new Map<string, SessionLog>()
+  private dispatcher?: HookDispatcher
+  private scopeOf?: AgentScopeLookup
+
+  constructor(ctx: Context) {
+    super(ctx, 'sessions')
+  }
+
+  /** Wires event dispatch; called once by the host. */
+  attach(dispatcher: HookDispatcher, scopeOf: AgentScopeLookup): void {
+    this.dispatcher = dispatcher
+    this.scopeOf = scopeOf
+  }
+
+  get(id: string): Session | undefined {
+    return this.published.get(id)
+  }
+
+  list(): Session[] {
+    return [...this.published.values()]
+  }
+
+  /** Builds an unpublished session: validated frozen header, validated seed plus end marker. */
+  build(header: Record<string, unknown>, seed?: readonly SessionEvent[]): SessionLog {
+    const frozen: SessionHeader = buildHeader(header)
+    if (!seed) return new SessionLog(frozen)
+    const events = validateSeed(seed)
+    const log = new SessionLog(frozen, events)
+    if (!events.length || events[events.length - 1].type !== 'session/end-seed') log.append('session/end-seed', {})
+    return log
+  }
+
+  /** Rebuilds a stored session as it was (no seed marker): for `agents.resume`. */
+  restore(header: SessionHeader, events: readonly SessionEvent[]): SessionLog {
+    return new SessionLog(buildHeader({ ...header }), validateSeed(events))
+  }
+
+  /** Makes the session visible and starts emitting `session/event` for it. */
+  publish(session: SessionLog): void {
+    if (this.published.has(session.id)) {
+      throw new Error(`session "${session.id}" is already published`)
+    }
+    this.published.set(session.id, session)
+    const dispatcher = this.dispatcher
+    const scopeOf = this.scopeOf
+    if (!dispatcher || !scopeOf) return
+    session.observer = (log, event) => {
+      const scope = scopeOf(log.id)
+      if (dispatcher.has('session/event', scope)) dispatcher.emit(scope, 'session/event', log, event)
+    }
+  }
+
+  /** Removes the session from memory (never from disk). */
+  remove(id: string): void {
+    const session = this.published.get(id)
+    if (!session) return
+    session.observer = undefined
+    this.published.delete(id)
+  }
+}

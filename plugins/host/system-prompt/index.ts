@@ -1,0 +1,113 @@
+import { type Context, Service } from 'cordis'
+import type { Agent, PromptAssembly, PromptSection } from '../../../lib/types.ts'
+import { type AgentScope, type HookDispatcher, installScoped, type ScopedSection } from '../scope.ts'
+import { agentScope } from '../tools/index.ts'
+
+declare module 'cordis' {
+  interface Context {
+    systemPrompt: SystemPrompt
+  }
+  interface Events {
+    /**
+     * Shapes one agent's prompt: a listener may add, drop or reorder `assembly.sections` and
+     * returns the assembly (usually `next()` after editing). A throw fails the model step, which
+     * ends the turn with `error`. Scoped. @mode waterfall
+     */
+    'system-prompt/assemble'(
+      assembly: PromptAssembly,
+      info: { agent: Agent },
+      next: () => PromptAssembly,
+    ): PromptAssembly
+  }
+}
+
+export interface AssembledPrompt {
+  readonly sections: readonly PromptSection[]
+  readonly text: string
+}
+
+let sectionCounter = 0
+
+function assertSection(section: PromptSection): void {
+  if (typeof section !== 'object' || section === null) throw new TypeError('prompt section must be an object')
+  if (typeof section.name !== 'string' || !section.name) throw new TypeError('prompt section name must be a non-empty string')
+  if (typeof section.order !== 'number' || !Number.isFinite(section.order)) {
+    throw new TypeError(`prompt section "${section.name}" order must be a finite number`)
+  }
+  if (typeof section.text !== 'string') throw new TypeError(`prompt section "${section.name}" text must be a string`)
+}
+
+/** Orders by `order`, ties by registration order; drops empty sections; joins with a blank line. */
+function render(sections: readonly PromptSection[]): string {
+  const ranked = sections
+    .map((section, index) => ({ section, index }))
+    .filter(({ section }) => section.text !== '')
+    .sort((a, b) => a.section.order - b.section.order || a.index - b.index)
+  return ranked.map(({ section }) => section.text).join('\n\n')
+}
+
+/** System prompt sections and their assembly (SPEC §1.6). */
+export class SystemPrompt extends Service {
+  // cordis calls service methods through a tracing proxy, where #private fields cannot be read
+  private readonly globals = new Map<string, ScopedSection>()
+  private globalCache?: AssembledPrompt
+  private dispatcher?: HookDispatcher
+
+  constructor(ctx: Context) {
+    super(ctx, 'systemPrompt')
+  }
+
+  /** Wires event dispatch; called once by the host. */
+  attach(dispatcher: HookDispatcher): void {
+    this.dispatcher = dispatcher
+  }
+
+  /**
+   * Adds a section for the calling context's lifetime. A scoped section shadows a global one of
+   * the same name for its agent; a second global (or same-scope) section with a taken name
+   * replaces it until removed.
+   */
+  section(section: PromptSection): () => void {
+    assertSection(section)
+    const entry: ScopedSection = { name: section.name, order: section.order, text: section.text, seq: ++sectionCounter }
+    return installScoped(this.ctx, `ctx.systemPrompt.section(${section.name})`, (scope) => {
+      const table = scope ? (scope.sections ??= new Map()) : this.globals
+      const previous = table.get(entry.name)
+      table.set(entry.name, entry)
+      if (!scope) this.globalCache = undefined
+      return () => {
+        if (table.get(entry.name) !== entry) return
+        if (previous && previous !== entry) table.set(entry.name, previous)
+        else table.delete(entry.name)
+        if (!scope) this.globalCache = undefined
+      }
+    })
+  }
+
+  /** Assembles the agent's prompt through the `system-prompt/assemble` waterfall. */
+  assemble(agent: Agent): AssembledPrompt {
+    const scope = agentScope(agent)
+    const dispatcher = this.dispatcher!
+    if (!scope?.sections?.size && !dispatcher.has('system-prompt/assemble', scope)) {
+      return (this.globalCache ??= this.build(undefined))
+    }
+    const base = this.build(scope)
+    if (!dispatcher.has('system-prompt/assemble', scope)) return base
+    // listeners edit this object and pass it on; the core hands back whatever reached it
+    const initial: PromptAssembly = { sections: base.sections.slice() }
+    const assembly = dispatcher.waterfall<PromptAssembly>(scope, 'system-prompt/assemble', [initial, { agent }], () => initial)
+    if (!assembly || !Array.isArray(assembly.sections)) {
+      throw new TypeError('a system-prompt/assemble listener returned no assembly')
+    }
+    const sections = assembly.sections.slice()
+    return { sections, text: render(sections) }
+  }
+
+  private build(scope: AgentScope | undefined): AssembledPrompt {
+    const merged = new Map<string, ScopedSection>(this.globals)
+    if (scope?.sections) for (const [name, section] of scope.sections) merged.set(name, section)
+    const entries = [...merged.values()].sort((a, b) => a.seq - b.seq)
+    const sections = entries.map(({ name, order, text }) => ({ name, order, text }))
+    return { sections, text: render(sections) }
+  }
+}

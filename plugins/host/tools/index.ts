@@ -1,0 +1,226 @@
+import { type Context, Service } from 'cordis'
+import { SubagentError } from '../../../lib/errors.ts'
+import type {
+  Agent,
+  ExecuteRequest,
+  PreExecuteDecision,
+  ToolDefinition,
+  ToolExecution,
+  ToolGuard,
+  ToolResult,
+  ToolSchema,
+} from '../../../lib/types.ts'
+import { type AgentScope, type HookDispatcher, installScoped, kScope, type ScopedTool, scopeOf } from '../scope.ts'
+import { runPipeline } from './pipeline.ts'
+
+declare module 'cordis' {
+  interface Context {
+    tools: Tools
+  }
+  interface Events {
+    /**
+     * Before a tool body runs. Return `next()` to defer to inner listeners, or a decision. A deny
+     * becomes the error result `Error: <reason>` (code `TOOL_DENIED`); a throw becomes an error
+     * result (code `HOOK_FAILED`). Guards run after this and cannot be overridden. @mode waterfall
+     */
+    'tools/pre-execute'(
+      exec: ToolExecution,
+      next: () => Promise<PreExecuteDecision>,
+    ): PreExecuteDecision | Promise<PreExecuteDecision>
+    /**
+     * After a tool body ran; may replace the result (e.g. turn success into an error). A throw
+     * becomes an error result (code `HOOK_FAILED`). @mode waterfall
+     */
+    'tools/post-execute'(
+      exec: ToolExecution,
+      result: ToolResult,
+      next: () => Promise<ToolResult>,
+    ): ToolResult | Promise<ToolResult>
+    /** The authoritative final outcome of one execution. Observe-only, contained. @mode emit */
+    'tools/result'(exec: ToolExecution, result: ToolResult): void
+  }
+}
+
+const toolName = /^[A-Za-z0-9_-]{1,64}$/
+
+function assertDefinition(def: ToolDefinition): void {
+  if (typeof def !== 'object' || def === null) throw new TypeError('tool definition must be an object')
+  if (typeof def.name !== 'string' || !toolName.test(def.name)) {
+    throw new TypeError(`tool name ${JSON.stringify(def.name)} must match ${toolName}`)
+  }
+  if (typeof def.description !== 'string') {
+    throw new TypeError(`tool "${def.name}" description must be a string`)
+  }
+  const params = def.parameters
+  if (typeof params !== 'object' || params === null || Array.isArray(params) || params.type !== 'object') {
+    throw new TypeError(`tool "${def.name}" parameters must be an object JSON schema`)
+  }
+  if (typeof def.execute !== 'function') throw new TypeError(`tool "${def.name}" execute must be a function`)
+}
+
+/** The agent scope of an agent object (every host agent carries one). */
+export function agentScope(agent: Agent | undefined): AgentScope | undefined {
+  return agent ? (agent as unknown as { [kScope]?: AgentScope })[kScope] : undefined
+}
+
+/**
+ * Tool registry and execution pipeline (SPEC §1.5). Registrations through an agent's context are
+ * scoped to that agent and shadow global tools of the same name for it.
+ */
+export class Tools extends Service {
+  // cordis calls service methods through a tracing proxy, where #private fields cannot be read
+  private readonly globals = new Map<string, ScopedTool>()
+  private readonly globalGuards: ToolGuard[] = []
+  private globalVersion = 0
+  private globalSchemas?: readonly ToolSchema[]
+  private readonly scopedSchemas = new WeakMap<AgentScope, { key: string; schemas: readonly ToolSchema[] }>()
+  private dispatcher?: HookDispatcher
+
+  constructor(ctx: Context) {
+    super(ctx, 'tools')
+  }
+
+  /** Wires event dispatch; called once by the host. */
+  attach(dispatcher: HookDispatcher): void {
+    this.dispatcher = dispatcher
+  }
+
+  /**
+   * Registers a tool for the calling context's lifetime. Throws `TypeError` for a malformed
+   * definition and `tool "<name>" is already registered` (code `DUPLICATE_TOOL`) for a name taken
+   * in the same scope.
+   */
+  register(def: ToolDefinition): () => void {
+    assertDefinition(def)
+    const tool: ScopedTool = Object.freeze({
+      name: def.name,
+      description: def.description,
+      parameters: def.parameters,
+      execute: def.execute.bind(def) as ScopedTool['execute'],
+    })
+    return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
+      const table = scope ? (scope.tools ??= new Map()) : this.globals
+      if (table.has(tool.name)) {
+        throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
+      }
+      table.set(tool.name, tool)
+      this.touch(scope)
+      return () => {
+        if (table.get(tool.name) !== tool) return
+        table.delete(tool.name)
+        this.touch(scope)
+      }
+    })
+  }
+
+  /**
+   * Hides global tools from the calling agent (schemas, lookup, execution, Code Mode bindings).
+   * Only on an agent context. Throws `unknown global tool "<name>"` for a name no global tool has.
+   */
+  restrict(filter: { allow?: readonly string[]; deny?: readonly string[] }): () => void {
+    if (!scopeOf(this.ctx)) throw new TypeError('tools.restrict() is only available on an agent context')
+    const names = [...(filter?.allow ?? []), ...(filter?.deny ?? [])]
+    for (const name of names) {
+      if (!this.globals.has(name)) throw new SubagentError('UNKNOWN_TOOL', `unknown global tool "${name}"`)
+    }
+    const restriction = {
+      allow: filter.allow ? new Set(filter.allow) : undefined,
+      deny: filter.deny ? new Set(filter.deny) : undefined,
+    }
+    return installScoped(this.ctx, 'ctx.tools.restrict()', (scope) => {
+      const list = (scope!.restrictions ??= [])
+      list.push(restriction)
+      this.touch(scope)
+      return () => {
+        const index = list.indexOf(restriction)
+        if (index >= 0) list.splice(index, 1)
+        this.touch(scope)
+      }
+    })
+  }
+
+  /** Adds a guard: a returned string denies the call with that reason. Runs after pre-execute. */
+  guard(fn: ToolGuard): () => void {
+    if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
+    return installScoped(this.ctx, 'ctx.tools.guard()', (scope) => {
+      const list = scope ? (scope.guards ??= []) : this.globalGuards
+      list.push(fn)
+      return () => {
+        const index = list.indexOf(fn)
+        if (index >= 0) list.splice(index, 1)
+      }
+    })
+  }
+
+  /** The schemas the agent (or a tool-less caller) sees, sorted by name. Frozen; do not mutate. */
+  schemas(agent?: Agent): readonly ToolSchema[] {
+    const scope = agentScope(agent)
+    if (!scope?.tools?.size && !scope?.restrictions?.length) return this.globalList()
+    const key = `${this.globalVersion}:${scope.toolsVersion}`
+    const cached = this.scopedSchemas.get(scope)
+    if (cached?.key === key) return cached.schemas
+    const names = new Set<string>(scope.tools?.keys())
+    for (const name of this.globals.keys()) names.add(name)
+    const schemas: ToolSchema[] = []
+    for (const name of [...names].sort()) {
+      const tool = this.resolve(name, scope)
+      if (tool) schemas.push(toSchema(tool))
+    }
+    const frozen = Object.freeze(schemas)
+    this.scopedSchemas.set(scope, { key, schemas: frozen })
+    return frozen
+  }
+
+  /** The schema of the tool `name` as the agent sees it, or `undefined`. */
+  get(name: string, agent?: Agent): ToolSchema | undefined {
+    const tool = this.resolve(name, agentScope(agent))
+    return tool && toSchema(tool)
+  }
+
+  /** Runs one call through the pipeline. Never rejects for a tool's own failure: see `ToolResult`. */
+  execute(request: ExecuteRequest): Promise<ToolResult> {
+    const scope = agentScope(request.agent)
+    return runPipeline(request, {
+      tool: this.resolve(request.name, scope),
+      scope,
+      dispatcher: this.dispatcher!,
+      guards: this.guardsFor(scope),
+    })
+  }
+
+  /** The guards that apply to one agent's calls, global ones first. */
+  private guardsFor(scope: AgentScope | undefined): readonly ToolGuard[] {
+    if (!scope?.guards?.length) return this.globalGuards
+    return this.globalGuards.length ? this.globalGuards.concat(scope.guards) : scope.guards
+  }
+
+  private resolve(name: string, scope: AgentScope | undefined): ScopedTool | undefined {
+    const own = scope?.tools?.get(name)
+    if (own) return own
+    const global = this.globals.get(name)
+    if (!global || !scope?.restrictions) return global
+    for (const { allow, deny } of scope.restrictions) {
+      if ((allow && !allow.has(name)) || deny?.has(name)) return undefined
+    }
+    return global
+  }
+
+  private globalList(): readonly ToolSchema[] {
+    if (this.globalSchemas) return this.globalSchemas
+    const names = [...this.globals.keys()].sort()
+    return (this.globalSchemas = Object.freeze(names.map((name) => toSchema(this.globals.get(name)!))))
+  }
+
+  private touch(scope: AgentScope | undefined): void {
+    if (scope) {
+      scope.toolsVersion++
+    } else {
+      this.globalVersion++
+      this.globalSchemas = undefined
+    }
+  }
+}
+
+function toSchema(tool: ScopedTool): ToolSchema {
+  return { name: tool.name, description: tool.description, parameters: tool.parameters }
+}

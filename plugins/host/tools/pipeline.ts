@@ -1,0 +1,138 @@
+/**
+ * One tool execution, start to finish: resolve → parse → `tools/pre-execute` → guards → validate →
+ * body → `tools/post-execute` → `tools/result`. Every path ends in exactly one `tools/result`.
+ */
+import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
+import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
+import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
+
+const neverAborted = new AbortController().signal
+let callCounter = 0
+
+export interface PipelineContext {
+  tool: ScopedTool | undefined
+  scope: AgentScope | undefined
+  dispatcher: HookDispatcher
+  guards: readonly ToolGuard[]
+}
+
+/** An error result whose only content is exactly `Error: <message>`. */
+export function errorResult(message: string, code: string): ToolResult {
+  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], code }
+}
+
+function isToolResult(value: unknown): value is ToolResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ToolResult).isError === 'boolean' &&
+    Array.isArray((value as ToolResult).content)
+  )
+}
+
+function render(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (value === undefined) return ''
+  return JSON.stringify(value)
+}
+
+/** Normalizes what a body returned into a `ToolResult`. */
+function toResult(value: unknown): ToolResult {
+  if (isToolResult(value)) return value
+  if (value === undefined) return { isError: false, content: [] }
+  const json = toFrozenJson(value)
+  return { isError: false, value: json, content: [{ type: 'text', text: render(json) }] }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function codeOf(error: unknown, fallback: string): string {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : fallback
+}
+
+function parseArguments(raw: unknown): { ok: true; args: unknown } | { ok: false; message: string } {
+  if (typeof raw !== 'string') {
+    try {
+      return { ok: true, args: toFrozenJson(raw === undefined ? {} : raw) }
+    } catch (error) {
+      return { ok: false, message: formatInvalidArguments([messageOf(error)]) }
+    }
+  }
+  try {
+    return { ok: true, args: toFrozenJson(raw.trim() === '' ? {} : JSON.parse(raw)) }
+  } catch {
+    return { ok: false, message: formatInvalidArguments(['arguments are not valid JSON']) }
+  }
+}
+
+export async function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
+  const { tool, scope, dispatcher } = pipeline
+  const parsed = parseArguments(request.arguments)
+  const exec: ToolExecution = Object.freeze({
+    token: Symbol(request.name),
+    callId: request.callId ?? `call_${++callCounter}`,
+    name: request.name,
+    args: parsed.ok ? parsed.args : request.arguments,
+    agent: request.agent,
+    parent: request.parent,
+    signal: request.signal ?? neverAborted,
+  })
+  let result: ToolResult
+  if (!tool) {
+    result = errorResult(`unknown tool "${request.name}"`, 'UNKNOWN_TOOL')
+  } else if (!parsed.ok) {
+    result = errorResult(parsed.message, 'INVALID_ARGS')
+  } else {
+    result = await runTool(tool, exec, pipeline)
+  }
+  dispatcher.emit(scope, 'tools/result', exec, result)
+  return result
+}
+
+async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult> {
+  const { scope, dispatcher } = pipeline
+  try {
+    const decision = await dispatcher.waterfall<PreExecuteDecision | Promise<PreExecuteDecision>>(
+      scope,
+      'tools/pre-execute',
+      [exec],
+      () => ({ kind: 'allow' }),
+    )
+    if (decision?.kind === 'deny') return errorResult(String(decision.reason), 'TOOL_DENIED')
+  } catch (error) {
+    return errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+  }
+  // guards run after the whole waterfall, so no listener can override them
+  for (const guard of pipeline.guards) {
+    let reason: string | undefined
+    try {
+      reason = guard(exec)
+    } catch (error) {
+      return errorResult(`tool guard failed: ${messageOf(error)}`, 'HOOK_FAILED')
+    }
+    if (typeof reason === 'string') return errorResult(reason, 'TOOL_DENIED')
+  }
+  const violations = jsonViolations(tool.parameters, exec.args)
+  if (violations.length) return errorResult(formatInvalidArguments(violations), 'INVALID_ARGS')
+  let result: ToolResult
+  try {
+    result = toResult(await (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec))
+  } catch (error) {
+    result = errorResult(messageOf(error), codeOf(error, 'TOOL_FAILED'))
+  }
+  if (!dispatcher.has('tools/post-execute', scope)) return result
+  try {
+    const final = await dispatcher.waterfall<ToolResult | Promise<ToolResult>>(
+      scope,
+      'tools/post-execute',
+      [exec, result],
+      () => result,
+    )
+    return isToolResult(final) ? final : errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
+  } catch (error) {
+    return errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * `ScriptedModel`: the embedded default model and the test double (SPEC §1.7). Deterministic, no
+ * timers: each model call takes the next scripted entry.
+ */
+import { type Context, Service } from 'cordis'
+import Schema from 'schemastery'
+import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
+
+declare module 'cordis' {
+  interface Context {
+    scripted: ScriptedModel
+  }
+}
+
+export interface ScriptedToolCall {
+  id?: string
+  name: string
+  /** JSON text, or a value that is serialized for you. */
+  arguments: unknown
+}
+
+export interface ScriptedResponse {
+  text?: string
+  toolCalls?: ScriptedToolCall[]
+  finish?: 'stop' | 'max-tokens'
+  usage?: Usage
+}
+
+/** One scripted answer: a response, a function of the request, `'hang'`, or an `Error` to throw. */
+export type ScriptEntry = ScriptedResponse | 'hang' | Error | ((request: ModelRequest) => ScriptedResponse | 'hang' | Error)
+
+/** The message an exhausted script throws. */
+export const exhaustedMessage = 'scripted model has no more responses'
+
+let callCounter = 0
+
+function waitForAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+  })
+}
+
+function toArguments(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? {})
+}
+
+/** A model that answers from a script. Provider name `scripted` (configurable). */
+export class ScriptedModel extends Service {
+  // cordis calls service methods through a tracing proxy, where #private fields cannot be read
+  private readonly queue: ScriptEntry[] = []
+  private fallback?: ScriptEntry
+  /** Every request received, in order (unless `record` is off). */
+  readonly requests: ModelRequest[] = []
+
+  constructor(ctx: Context, private readonly config: ScriptedModel.Config) {
+    super(ctx, 'scripted')
+    const adapter: ModelAdapter = { stream: (request) => this.stream(request) }
+    ctx.models.register(config.provider, adapter)
+  }
+
+  /** Appends entries to the script. */
+  push(...entries: ScriptEntry[]): this {
+    this.queue.push(...entries)
+    return this
+  }
+
+  /** Answers every call with `entry` once the script is used up (for demos and benchmarks). */
+  repeat(entry: ScriptEntry | undefined): this {
+    this.fallback = entry
+    return this
+  }
+
+  /** Entries not yet used. */
+  get pending(): number {
+    return this.queue.length
+  }
+
+  /** Drops the rest of the script, the repeat entry and the recorded requests. */
+  reset(): void {
+    this.queue.length = 0
+    this.requests.length = 0
+    this.fallback = undefined
+  }
+
+  private async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
+    if (this.config.record) this.requests.push(request)
+    let entry = this.queue.length ? this.queue.shift() : this.fallback
+    if (entry === undefined) throw new Error(exhaustedMessage)
+    if (typeof entry === 'function') entry = entry(request)
+    if (entry instanceof Error) throw entry
+    if (entry === 'hang') {
+      yield { type: 'text-delta', text: 'partial' }
+      await waitForAbort(request.signal)
+      return
+    }
+    if (entry.text) yield { type: 'text-delta', text: entry.text }
+    const calls = entry.toolCalls ?? []
+    for (const call of calls) {
+      yield { type: 'tool-call', id: call.id ?? `call_${++callCounter}`, name: call.name, arguments: toArguments(call.arguments) }
+    }
+    const reason: FinishReason = entry.finish ?? (calls.length ? 'tool-calls' : 'stop')
+    yield entry.usage ? { type: 'finish', reason, usage: entry.usage } : { type: 'finish', reason }
+  }
+}
+
+export namespace ScriptedModel {
+  export const inject = ['models']
+  export interface Config {
+    provider: string
+    record: boolean
+  }
+  export const Config: Schema<Config> = Schema.object({
+    provider: Schema.string().default('scripted').description('Provider name agents use to reach this model.'),
+    record: Schema.boolean().default(true).description('Keep every request in `requests` (turn off for long runs).'),
+  })
+}
+
+export default ScriptedModel
