@@ -1,0 +1,28 @@
+import type { Context } from 'cordis'
+import Schema from 'schemastery'
+import type {} from '../inprocess-run/index.ts'
+
+/**
+ * Deployment-wide depth cap (SPEC §4), applied through `subagent/prepare`. It only ever lowers the
+ * effective cap; it never touches a persisted header depth. A config update restarts this plugin
+ * and takes effect for the next start; running children are not touched.
+ */
+export function DepthPolicy(ctx: Context, config: DepthPolicy.Config): void {
+  ctx.on('subagent/prepare', (plan) => {
+    plan.depthCap = config.maxDepth
+  })
+}
+
+export namespace DepthPolicy {
+  export const inject = ['inprocessRun']
+  export interface Config {
+    maxDepth: number
+  }
+  export const Config: Schema<Config> = Schema.object({
+    maxDepth: Schema.natural()
+      .default(3)
+      .description('Deepest delegation allowed, inclusive: 0 forbids any child, 1 allows children but no grandchildren.'),
+  })
+}
+
+export default DepthPolicy

@@ -1,0 +1,57 @@
+/**
+ * Creation of the child (SPEC §2.2): header, inherited options and the unpublished setup window.
+ */
+import type { Agent, AgentOptions, CreateAgentOptions } from '../../lib/types.ts'
+import type { StartPlan } from './entry-checks.ts'
+
+const inherited = ['provider', 'model', 'maxTokens'] as const
+
+/** Parent's provider, model, maxTokens (each only if set), then the request's, then the depth. */
+export function childOptions(plan: StartPlan): AgentOptions {
+  const parent = plan.request.parent.options
+  const options: AgentOptions = {}
+  for (const key of inherited) if (parent[key] !== undefined) (options as Record<string, unknown>)[key] = parent[key]
+  const overrides = plan.request.agentOptions
+  if (overrides !== undefined) {
+    if (typeof overrides !== 'object' || overrides === null) throw new TypeError('subagent agentOptions must be an object')
+    Object.assign(options, overrides)
+  }
+  options.subagentDepth = plan.childDepth
+  return options
+}
+
+/** The child's session header: lineage, origin and the durable depth. */
+export function childHeader(plan: StartPlan): NonNullable<CreateAgentOptions['header']> {
+  const parent = plan.request.parent
+  const header: NonNullable<CreateAgentOptions['header']> = {
+    parentSession: parent.id,
+    origin: 'subagent',
+    delegationDepth: plan.childDepth,
+  }
+  const cwd = parent.session.header.cwd
+  if (cwd !== undefined) header.cwd = cwd
+  if (plan.seed) header.seedLength = plan.seed.length
+  return header
+}
+
+/** Whether the child needs a setup window at all (a plain spawn does not, and costs no fiber). */
+export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean {
+  const { request } = plan
+  return hasSetupListeners || request.persona !== undefined || request.toolFilter !== undefined
+}
+
+/**
+ * Persona and tool filter, registered through the child's own context so they are scoped to it
+ * and vanish with it. An unknown tool name throws and so rolls the creation back.
+ */
+export function applyRequestScope(child: Agent, plan: StartPlan): void {
+  const { persona, toolFilter } = plan.request
+  if (persona !== undefined) {
+    if (typeof persona !== 'string') throw new TypeError('subagent persona must be a string')
+    child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
+  }
+  if (toolFilter !== undefined) {
+    if (typeof toolFilter !== 'object' || toolFilter === null) throw new TypeError('subagent toolFilter must be an object')
+    child.ctx.tools.restrict(toolFilter)
+  }
+}

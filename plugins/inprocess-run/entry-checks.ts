@@ -1,0 +1,79 @@
+/**
+ * The synchronous entry of `start` (SPEC §2.1): every check runs before the first await, in the
+ * spec's order, and none touches `parent.ctx`.
+ */
+import { assertMaxDepth, assertWithinCap, childDepth, parentDepth } from '../../lib/depth.ts'
+import { SubagentError, UnsupportedCapabilityError } from '../../lib/errors.ts'
+import type { SessionEvent, SubagentPlan, SubagentStartRequest } from '../../lib/types.ts'
+
+/** Request fields that only a plugin can serve: unclaimed, they reject the start. */
+export const capabilityFields = ['outputSchema'] as const
+
+export const abortedBeforePublication = 'subagent request was aborted before child publication'
+
+/** A plan whose depth cap only goes down. */
+export class StartPlan implements SubagentPlan {
+  #depthCap: number
+  readonly claims = new Map<string, (() => void) | undefined>()
+
+  constructor(
+    readonly request: SubagentStartRequest,
+    readonly mode: 'spawn' | 'fork',
+    readonly parentDepth: number,
+    readonly childDepth: number,
+    readonly seed: readonly SessionEvent[] | undefined,
+  ) {
+    this.#depthCap = request.maxDepth ?? Number.POSITIVE_INFINITY
+  }
+
+  get depthCap(): number {
+    return this.#depthCap
+  }
+
+  set depthCap(value: number) {
+    if (typeof value === 'number' && !Number.isNaN(value) && value < this.#depthCap) this.#depthCap = value
+  }
+
+  claim(field: string, validate?: () => void): void {
+    this.claims.set(field, validate)
+  }
+}
+
+function assertRequestShape(request: SubagentStartRequest): void {
+  if (typeof request !== 'object' || request === null) throw new TypeError('subagent request must be an object')
+  const { parent, prompt } = request
+  if (typeof parent !== 'object' || parent === null || typeof parent.followup !== 'function' || !parent.session) {
+    throw new TypeError('subagent request parent must be an agent')
+  }
+  if (typeof prompt !== 'string' && !Array.isArray(prompt)) {
+    throw new TypeError('subagent request prompt must be a string or an array of content blocks')
+  }
+}
+
+/** Steps 1–4: shape, `maxDepth`, signal, parent and child depth. Throws the spec's errors. */
+export function enter(
+  request: SubagentStartRequest,
+  seed: readonly SessionEvent[] | undefined,
+): StartPlan {
+  assertRequestShape(request)
+  assertMaxDepth(request.maxDepth)
+  const { signal } = request
+  if (!(signal instanceof AbortSignal)) throw new TypeError('subagent request signal must be an AbortSignal')
+  if (signal.aborted) {
+    throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
+  }
+  const { parent } = request
+  const depth = parentDepth(parent.session.header.delegationDepth, parent.options.subagentDepth)
+  return new StartPlan(request, seed ? 'fork' : 'spawn', depth, childDepth(depth), seed)
+}
+
+/** Steps 5–6, after `subagent/prepare` listeners had their say. */
+export function admit(plan: StartPlan): void {
+  assertWithinCap(plan.childDepth, plan.depthCap)
+  const { request } = plan
+  for (const field of capabilityFields) {
+    if (request[field] === undefined) continue
+    if (!plan.claims.has(field)) throw new UnsupportedCapabilityError(field)
+    plan.claims.get(field)?.()
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * One run after publication (SPEC §2.3–§2.5): handoff, driving, result reading, disposal.
+ */
+import type { Dispatch } from '../../lib/dispatch.ts'
+import { readResult } from '../../lib/read-result.ts'
+import type { AgentHandle, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
+import type { StartPlan } from './entry-checks.ts'
+
+/** The exact result of a run whose signal aborted between publication and handoff. */
+function gapAbortResult(): SubagentResult {
+  return { output: [], stopReason: 'aborted' }
+}
+
+export class Run implements SubagentRun {
+  readonly id: string
+  readonly result: Promise<SubagentResult>
+  #cancelled = false
+  #detach: (() => void) | undefined
+  #disposal?: Promise<void>
+
+  constructor(
+    private readonly handle: AgentHandle,
+    private readonly plan: StartPlan,
+    private readonly dispatch: Dispatch,
+  ) {
+    const child = handle.agent
+    this.id = child.id
+    const { signal, prompt } = plan.request
+    const onAbort = () => {
+      this.#cancelled = true
+      child.cancel({ kind: 'parent' })
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    this.#detach = () => signal.removeEventListener('abort', onAbort)
+    // an abort that landed between publication and here: the prompt is never sent
+    if (signal.aborted) {
+      this.#cancelled = true
+      this.result = this.#settle(gapAbortResult())
+    } else {
+      let sent: unknown
+      try {
+        child.followup(prompt)
+      } catch (error) {
+        sent = error ?? new Error('followup failed')
+      }
+      this.result = sent === undefined ? this.#drive() : this.#fail(sent)
+    }
+    // a result nobody awaits must not become an unhandled rejection
+    this.result.catch(() => {})
+  }
+
+  get agent() {
+    return this.handle.agent
+  }
+
+  get isCancelled(): boolean {
+    return this.#cancelled
+  }
+
+  /** Idempotent: cancels, awaits disposal of the child and the result; rejects only if disposal failed. */
+  dispose(): Promise<void> {
+    return (this.#disposal ??= this.#dispose())
+  }
+
+  /** Observer info for `subagent/start` and `subagent/end`. */
+  info(result?: SubagentResult): SubagentInfo {
+    const { request, mode, childDepth } = this.plan
+    const info: SubagentInfo = {
+      runId: this.id,
+      parentId: request.parent.id,
+      childId: this.id,
+      mode,
+      depth: childDepth,
+      ...(request.label !== undefined ? { label: request.label } : {}),
+      ...(result ? { stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) } : {}),
+    }
+    return info
+  }
+
+  async #drive(): Promise<SubagentResult> {
+    const child = this.handle.agent
+    await child.whenIdle()
+    const seedLength = this.plan.seed?.length ?? 0
+    return this.#settle(readResult(child.session.events, seedLength, this.#cancelled))
+  }
+
+  async #fail(error: unknown): Promise<never> {
+    this.#release()
+    throw error
+  }
+
+  async #settle(read: SubagentResult): Promise<SubagentResult> {
+    try {
+      const dispatch = this.dispatch
+      const result = dispatch.has('subagent/settle') ? await dispatch.waterfall('subagent/settle', [read, this], () => read) : read
+      if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [this.info(result)])
+      return result
+    } finally {
+      this.#release()
+    }
+  }
+
+  #release(): void {
+    this.#detach?.()
+    this.#detach = undefined
+  }
+
+  async #dispose(): Promise<void> {
+    this.#release()
+    this.#cancelled = true
+    const disposal = this.handle.dispose()
+    await Promise.allSettled([this.result, disposal])
+    await disposal
+  }
+}
