@@ -1,4 +1,4 @@
-import { type Context, Service } from 'cordis'
+import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
 import type {
@@ -54,18 +54,19 @@ declare module 'cordis' {
  * In-process subagents (SPEC §2): `start`, `spawn`, `fork`. Runs belong to their callers: no
  * cordis resource of this plugin is tied to a run, so unloading it never cancels one.
  */
-export class InProcessRun extends Service {
-  // cordis calls service methods through a tracing proxy, where #private fields cannot be read
+export class InProcessRun {
+  // provided as a plain value, not a cordis `Service`: no method needs its caller's context, so
+  // callers skip the tracing proxy that a Service pays on every method access
   private readonly dispatch: Dispatch
   private readonly agents: Agents
 
   constructor(ctx: Context) {
-    super(ctx, 'inprocessRun')
     const logger = ctx.logger('inprocess-run')
     this.dispatch = new Dispatch(ctx.events, (error, event) => {
       logger.warn(`a "${event}" listener failed: ${error instanceof Error ? error.message : String(error)}`)
     })
     this.agents = rawService(ctx.agents)
+    ctx.provide('inprocessRun', this)
   }
 
   /**

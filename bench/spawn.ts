@@ -1,0 +1,205 @@
+/**
+ * The in-process subagent cycle of ../shared/BENCH.md: spawn → result → dispose on a scripted
+ * model that answers `ok` at once. Each phase runs in a fresh child process; the parent prints
+ * exactly one JSON line to stdout. Run: `npm run bench` (`--quick` scales counts down for smoke
+ * runs; `--variant=structured` adds an output schema and one valid capture per child).
+ */
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Context } from 'cordis'
+import { Host } from '../plugins/host/index.ts'
+import { InProcessRun } from '../plugins/inprocess-run/index.ts'
+import { ScriptedModel } from '../plugins/scripted-model/index.ts'
+import type { Agent, SubagentRun, SubagentStartRequest } from '../lib/types.ts'
+
+type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings'
+const phases: Phase[] = ['latency', 'throughput', 'hold', 'leak', 'siblings']
+
+const args = process.argv.slice(2)
+const quick = args.includes('--quick')
+const variant = args.find((arg) => arg.startsWith('--variant='))?.slice('--variant='.length) ?? 'plain'
+const phaseArg = args.find((arg) => arg.startsWith('--phase='))?.slice('--phase='.length) as Phase | undefined
+const scale = (n: number) => (quick ? Math.max(10, Math.ceil(n / 20)) : n)
+
+const gc = (globalThis as { gc?: () => void }).gc
+async function fullGc(): Promise<void> {
+  if (!gc) throw new Error('run with --expose-gc')
+  gc()
+  gc()
+  gc()
+  await new Promise(setImmediate)
+}
+async function heap(): Promise<number> {
+  await fullGc()
+  return process.memoryUsage().heapUsed
+}
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.ceil((p / 100) * sorted.length) - 1]
+}
+function median(values: number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50)
+}
+const log = (message: string) => process.stderr.write(`${message}\n`)
+
+const outputSchema = {
+  type: 'object',
+  properties: { answer: { type: 'string' } },
+  required: ['answer'],
+  additionalProperties: false,
+}
+
+async function setupHost() {
+  const root = new Context()
+  await root.plugin(Host, { maxSteps: 32 })
+  await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
+  await root.plugin(InProcessRun)
+  if (variant === 'structured') {
+    const { default: StructuredOutput } = await import('../plugins/structured-output/index.ts')
+    await root.plugin(StructuredOutput)
+  }
+  const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
+  const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
+  root.scripted.repeat(variant === 'structured' ? (request) => (request.tools?.length ? capture : answer) : answer)
+  const handle = await root.agents.create({ agentOptions: { provider: 'scripted', model: 'bench' } })
+  const runner = root.inprocessRun
+  let n = 0
+  const request = (parent: Agent): SubagentStartRequest => {
+    const label = `task ${++n}`
+    return {
+      parent,
+      prompt: label,
+      label,
+      signal: new AbortController().signal,
+      ...(variant === 'structured' ? { outputSchema } : {}),
+    }
+  }
+  const check = (result: Awaited<SubagentRun['result']>) => {
+    const text = result.output[0]?.type === 'text' ? result.output[0].text : undefined
+    if (result.stopReason !== 'completed') throw new Error(`cycle ended ${result.stopReason}: ${result.diagnostic}`)
+    if (variant === 'structured' ? (result.structured as { answer?: string })?.answer !== 'ok' : text !== 'ok') {
+      throw new Error(`unexpected result ${JSON.stringify(result)}`)
+    }
+  }
+  /** One cycle; resolves with its duration in µs. The child's absence is checked after timing. */
+  const cycle = async (): Promise<number> => {
+    const t0 = performance.now()
+    const run = await runner.spawn(request(handle.agent))
+    check(await run.result)
+    await run.dispose()
+    const elapsed = (performance.now() - t0) * 1000
+    if (root.agents.get(run.id) || root.sessions.get(run.id)) throw new Error('child survived dispose')
+    return elapsed
+  }
+  return { root, parent: handle.agent, runner, request, check, cycle }
+}
+
+async function runPhase(phase: Phase): Promise<Record<string, number>> {
+  const bench = await setupHost()
+  await bench.cycle() // sanity
+  if (phase === 'latency') {
+    for (let i = 0; i < scale(1000); i++) await bench.cycle()
+    await fullGc()
+    const count = scale(10000)
+    const samples = new Array<number>(count)
+    const wall = performance.now()
+    for (let i = 0; i < count; i++) samples[i] = await bench.cycle()
+    const elapsed = performance.now() - wall
+    samples.sort((a, b) => a - b)
+    return {
+      cycle_p50_us: percentile(samples, 50),
+      cycle_p95_us: percentile(samples, 95),
+      cycles_per_sec_sequential: count / (elapsed / 1000),
+    }
+  }
+  if (phase === 'throughput') {
+    const out: Record<string, number> = {}
+    for (const n of [100, 1000]) {
+      const round = async () => {
+        const t0 = performance.now()
+        const cycles: Promise<number>[] = []
+        for (let i = 0; i < n; i++) cycles.push(bench.cycle())
+        await Promise.all(cycles)
+        return performance.now() - t0
+      }
+      await round()
+      const walls: number[] = []
+      for (let r = 0; r < (quick ? 2 : 5); r++) {
+        await fullGc()
+        walls.push(await round())
+      }
+      out[`throughput_${n}_children_per_sec`] = n / (median(walls) / 1000)
+    }
+    return out
+  }
+  if (phase === 'hold') {
+    const n = 1000
+    const h0 = await heap()
+    const runs = await Promise.all(Array.from({ length: n }, () => bench.runner.spawn(bench.request(bench.parent))))
+    for (const run of runs) bench.check(await run.result)
+    const h1 = await heap()
+    await Promise.all(runs.map((run) => run.dispose()))
+    return { heap_bytes_per_live_child: (h1 - h0) / n }
+  }
+  if (phase === 'leak') {
+    for (let i = 0; i < scale(1000); i++) await bench.cycle()
+    const h0 = await heap()
+    for (let i = 0; i < scale(10000); i++) await bench.cycle()
+    const h1 = await heap()
+    const remaining = bench.root.agents.list().length - 1
+    if (remaining !== 0) throw new Error(`${remaining} children remain`)
+    return { heap_growth_bytes_after_10k_cycles: h1 - h0 }
+  }
+  // siblings
+  const siblings: SubagentRun[] = []
+  for (let i = 0; i < 1000; i++) {
+    const run = await bench.runner.spawn(bench.request(bench.parent))
+    bench.check(await run.result)
+    siblings.push(run)
+  }
+  for (let i = 0; i < scale(500); i++) await bench.cycle()
+  await fullGc()
+  const samples: number[] = []
+  for (let i = 0; i < scale(3000); i++) samples.push(await bench.cycle())
+  await Promise.all(siblings.map((run) => run.dispose()))
+  return { cycle_p50_us_with_1000_live_siblings: median(samples) }
+}
+
+async function main(): Promise<void> {
+  if (phaseArg) {
+    const result = await runPhase(phaseArg)
+    process.stdout.write(`${JSON.stringify(result)}\n`)
+    return
+  }
+  const started = performance.now()
+  const self = fileURLToPath(import.meta.url)
+  const summary: Record<string, unknown> = {}
+  for (const phase of phases) {
+    log(`bench: ${phase} (${variant}${quick ? ', quick' : ''})`)
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', self, `--phase=${phase}`, `--variant=${variant}`, ...(quick ? ['--quick'] : [])],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    Object.assign(summary, JSON.parse(out.trim().split('\n').pop()!))
+  }
+  const cordisVersion = JSON.parse(readFileSync(new URL('../node_modules/cordis/package.json', import.meta.url), 'utf8')).version
+  const rounded = Object.fromEntries(
+    Object.entries(summary).map(([key, value]) => [key, typeof value === 'number' ? Math.round(value * 10) / 10 : value]),
+  )
+  process.stdout.write(
+    `${JSON.stringify({
+      ...rounded,
+      node: process.version,
+      cordis: cordisVersion,
+      variant,
+      ...(quick ? { quick: true } : {}),
+      wall_s: Math.round((performance.now() - started) / 100) / 10,
+    })}\n`,
+  )
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+  process.exit(1)
+})
