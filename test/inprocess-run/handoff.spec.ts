@@ -1,0 +1,142 @@
+import { expect } from 'chai'
+import { createDriverHost, unhandledDuring } from '../support/driver.ts'
+
+describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
+  it('fulfils only after publication', async () => {
+    const host = await createDriverHost()
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    expect(host.root.agents.get(run.id)).to.equal(run.agent)
+    expect(host.root.sessions.get(run.id)).to.equal(run.agent.session)
+    await run.dispose()
+  })
+
+  it('sends the prompt verbatim before start fulfils', async () => {
+    const host = await createDriverHost()
+    host.scripted.push({ text: 'ok' })
+    const prompt = [{ type: 'text' as const, text: '  exact\nprompt  ' }]
+    const run = await host.root.inprocessRun.spawn(host.request({ prompt }))
+    expect(run.agent.status).to.equal('running')
+    const message = run.agent.session.events.find((event) => event.type === 'user/message')
+    expect(message?.data).to.deep.equal({ content: prompt, source: { kind: 'user' } })
+    await run.dispose()
+  })
+
+  it('turns an abort in the gap after publication into a fulfilled run that never sends the prompt', async () => {
+    const host = await createDriverHost()
+    const controller = new AbortController()
+    const off = host.root.on('agent/created', () => controller.abort())
+    const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
+    off()
+    expect(await run.result).to.deep.equal({ output: [], stopReason: 'aborted' })
+    expect(run.agent.session.events.some((event) => event.type === 'user/message')).to.equal(false)
+    expect(host.scripted.requests).to.have.length(0)
+    await run.dispose()
+  })
+
+  it('cancels a live run with cause "parent" when the signal aborts', async () => {
+    const host = await createDriverHost()
+    host.scripted.push('hang')
+    const controller = new AbortController()
+    const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
+    controller.abort()
+    const result = await run.result
+    expect(result.stopReason).to.equal('aborted')
+    expect(result.output).to.deep.equal([{ type: 'text', text: 'partial' }])
+    expect(result.diagnostic).to.equal('the run was cancelled (parent)')
+    const end = run.agent.session.events.at(-1)
+    expect(end?.data).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'parent' } } })
+    await run.dispose()
+  })
+
+  it('removes its abort listener once the result settles', async () => {
+    const host = await createDriverHost()
+    host.scripted.push({ text: 'ok' })
+    const controller = new AbortController()
+    const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
+    await run.result
+    const cancel = run.agent.cancel.bind(run.agent)
+    let cancelled = 0
+    ;(run.agent as { cancel: typeof cancel }).cancel = (cause) => {
+      cancelled++
+      cancel(cause)
+    }
+    controller.abort()
+    expect(cancelled).to.equal(0)
+    await run.dispose()
+  })
+
+  it('owns input others add while it runs', async () => {
+    const host = await createDriverHost()
+    host.scripted.push({ text: 'first' }, { text: 'second' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    run.agent.followup('and also this')
+    const result = await run.result
+    expect(result.output).to.deep.equal([{ type: 'text', text: 'second' }])
+    await run.dispose()
+  })
+
+  it('rejects the result with an infrastructure fault while driving', async () => {
+    const host = await createDriverHost()
+    const off = host.root.on('subagent/setup', (child) => {
+      ;(child as { followup: () => void }).followup = () => {
+        throw new Error('queue is broken')
+      }
+    })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    off()
+    let error: Error | undefined
+    await run.result.catch((e) => (error = e))
+    expect(error?.message).to.equal('queue is broken')
+    await run.dispose()
+  })
+
+  it('never turns an unobserved rejected result into an unhandled rejection', async () => {
+    const host = await createDriverHost()
+    const seen = await unhandledDuring(async () => {
+      const off = host.root.on('subagent/setup', (child) => {
+        ;(child as { followup: () => void }).followup = () => {
+          throw new Error('queue is broken')
+        }
+      })
+      const run = await host.root.inprocessRun.spawn(host.request())
+      off()
+      await run.dispose()
+    })
+    expect(seen).to.deep.equal([])
+  })
+
+  it('emits subagent/start and subagent/end with the run info', async () => {
+    const host = await createDriverHost()
+    const seen: unknown[] = []
+    host.root.on('subagent/start', (info) => void seen.push(info))
+    host.root.on('subagent/end', (info) => void seen.push(info))
+    host.scripted.push({ text: 'ok', usage: { inputTokens: 5, outputTokens: 2 } })
+    const run = await host.root.inprocessRun.spawn(host.request({ label: 'review' }))
+    await run.result
+    const base = { runId: run.id, parentId: host.parent.id, childId: run.id, label: 'review', mode: 'spawn', depth: 1 }
+    expect(seen).to.deep.equal([base, { ...base, stopReason: 'completed', usage: { inputTokens: 5, outputTokens: 2 } }])
+    await run.dispose()
+  })
+
+  it('lets subagent/settle listeners edit the result', async () => {
+    const host = await createDriverHost()
+    host.root.on('subagent/settle', async (result, _run, next) => ({ ...(await next()), diagnostic: 'edited' }))
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    expect(await run.result).to.deep.equal({ output: [{ type: 'text', text: 'ok' }], stopReason: 'completed', diagnostic: 'edited' })
+    await run.dispose()
+  })
+
+  it('contains a throwing subagent/end observer', async () => {
+    const host = await createDriverHost()
+    host.root.on('subagent/end', () => {
+      throw new Error('observer broke')
+    })
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    expect((await run.result).stopReason).to.equal('completed')
+    expect(host.logged().some((line) => line.includes('observer broke'))).to.equal(true)
+    await run.dispose()
+  })
+})
