@@ -3,7 +3,7 @@
  * lands here instead of in a global list, so dispatching an event about one agent never scans the
  * listeners of any other agent, and a plain agent that nobody registers into costs nothing.
  */
-import type { Context, EventsService } from 'cordis'
+import { type Context, type EventsService, symbols } from 'cordis'
 import { Dispatch, type ErrorSink, type Listener } from '../../lib/dispatch.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
 
@@ -98,6 +98,15 @@ export function installScoped(
     }
   }
   return ctx.effect(() => install(scope), label) as () => void
+}
+
+/**
+ * Lets callers use a service's methods without cordis building a shadow context on every method
+ * access; inside a method `this.ctx` still names the calling context (SPEC §1 "scoped").
+ */
+export function skipShadow(service: object): void {
+  const tracker = (service as { [key: symbol]: { noShadow?: boolean } | undefined })[symbols.tracker]
+  if (tracker) tracker.noShadow = true
 }
 
 /**

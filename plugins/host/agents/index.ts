@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Context, Service } from 'cordis'
 import { SubagentError } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { type AgentScope, type HookDispatcher, kScope, scopeOf } from '../scope.ts'
+import { type AgentScope, type HookDispatcher, kScope, scopeOf, skipShadow } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { agentScope } from '../tools/index.ts'
@@ -116,6 +116,7 @@ export class Agents extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'agents')
+    skipShadow(this)
   }
 
   /** Wires the other host services; called once by the host. */
@@ -193,7 +194,12 @@ export class Agents extends Service {
         race?.settle()
       }
     }
-    this.publish(record, session, owner, owner ? undefined : callerCtx)
+    try {
+      this.publish(record, session, owner, owner ? undefined : callerCtx)
+    } catch (error) {
+      await this.rollback(record)
+      throw error
+    }
     return record.handle
   }
 
@@ -206,16 +212,31 @@ export class Agents extends Service {
     return record
   }
 
+  /**
+   * Makes the agent visible. Throws, with nothing published, when the id was taken or the owner
+   * (agent or plugin context) went away while setup ran.
+   */
   private publish(record: AgentRecord, session: SessionLog, owner: AgentRecord | undefined, ownerCtx?: Context): void {
     const { agent } = record
+    if (this.records.has(agent.id) || this.services.sessions.get(agent.id)) {
+      throw new SubagentError('INVALID_SESSION', `session "${agent.id}" already exists`)
+    }
+    if (owner && (owner.disposal || this.records.get(owner.agent.id) !== owner)) {
+      throw new SubagentError('CREATION_ABORTED', `owner agent "${owner.agent.id}" was disposed before agent "${agent.id}" was published`)
+    }
+    if (ownerCtx) {
+      // an agent made through a plugin's context goes with that plugin; unloading it awaits the disposal
+      try {
+        record.release = ownerCtx.effect(() => () => record.handle.dispose(), 'ctx.agents.create()') as () => void
+      } catch (error) {
+        throw new SubagentError('CREATION_ABORTED', `the context creating agent "${agent.id}" was disposed before it was published`, { cause: error })
+      }
+    }
     this.services.sessions.publish(session)
     this.records.set(agent.id, record)
     if (owner) {
       record.owner = owner
       owner.children.add(record)
-    } else if (ownerCtx) {
-      // an agent made through a plugin's context goes with that plugin
-      record.release = ownerCtx.effect(() => () => void record.handle.dispose(), 'ctx.agents.create()') as () => void
     }
     const scope = agent[kScope]
     this.services.dispatcher.emit(scope, 'agent/created', agent)
@@ -232,6 +253,9 @@ export class Agents extends Service {
   /** Undoes an unpublished agent: its scope and registrations; nothing was published yet. */
   private async rollback(record: AgentRecord): Promise<void> {
     record.agent.closed = true
+    const release = record.release
+    record.release = undefined
+    release?.()
     const scope = record.agent[kScope]
     try {
       if (scope.fiber) await scope.fiber.dispose()

@@ -1,6 +1,6 @@
 import { type Context, Service } from 'cordis'
 import type { Agent, ModelAdapter } from '../../../lib/types.ts'
-import { installScoped } from '../scope.ts'
+import { installScoped, skipShadow } from '../scope.ts'
 import { agentScope } from '../tools/index.ts'
 
 declare module 'cordis' {
@@ -16,6 +16,7 @@ export class Models extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'models')
+    skipShadow(this)
   }
 
   /** Routes `provider` to `adapter` for the calling context's lifetime; the newest route wins. */

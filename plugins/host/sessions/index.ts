@@ -1,6 +1,6 @@
 import { type Context, Service } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import type { HookDispatcher } from '../scope.ts'
+import { type HookDispatcher, skipShadow } from '../scope.ts'
 import { type AgentScopeLookup, buildHeader, SessionLog, validateSeed } from './session-store.ts'
 
 export { buildHeader, SessionLog, validateSeed }
@@ -31,6 +31,7 @@ export class Sessions extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'sessions')
+    skipShadow(this)
   }
 
   /** Wires event dispatch; called once by the host. */

@@ -1,6 +1,6 @@
 import { type Context, Service } from 'cordis'
 import type { Agent, PromptAssembly, PromptSection } from '../../../lib/types.ts'
-import { type AgentScope, type HookDispatcher, installScoped, type ScopedSection } from '../scope.ts'
+import { type AgentScope, type HookDispatcher, installScoped, type ScopedSection, skipShadow } from '../scope.ts'
 import { agentScope } from '../tools/index.ts'
 
 declare module 'cordis' {
@@ -55,6 +55,7 @@ export class SystemPrompt extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'systemPrompt')
+    skipShadow(this)
   }
 
   /** Wires event dispatch; called once by the host. */

@@ -10,7 +10,7 @@ import type {
   ToolResult,
   ToolSchema,
 } from '../../../lib/types.ts'
-import { type AgentScope, type HookDispatcher, installScoped, kScope, type ScopedTool, scopeOf } from '../scope.ts'
+import { type AgentScope, type HookDispatcher, installScoped, kScope, type ScopedTool, scopeOf, skipShadow } from '../scope.ts'
 import { runPipeline } from './pipeline.ts'
 
 declare module 'cordis' {
@@ -78,6 +78,7 @@ export class Tools extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'tools')
+    skipShadow(this)
   }
 
   /** Wires event dispatch; called once by the host. */

@@ -1,0 +1,104 @@
+/**
+ * Host costs: one scripted turn on an existing agent, one create → turn → dispose cycle of a plain
+ * agent, the same cycle with one scoped registration, and a bare cordis fiber create + dispose
+ * measured in the same process for scale. Prints one JSON line. Run: `npm run bench:turn`.
+ */
+import { Context } from 'cordis'
+import { Host } from '../plugins/host/index.ts'
+import { ScriptedModel } from '../plugins/scripted-model/index.ts'
+
+const quick = process.argv.includes('--quick')
+const count = quick ? 500 : 10000
+const log = (message: string) => process.stderr.write(`${message}\n`)
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.ceil(sorted.length / 2) - 1]
+}
+
+async function measure(label: string, body: () => Promise<void>): Promise<number> {
+  log(`bench: ${label}`)
+  for (let i = 0; i < Math.ceil(count / 5); i++) await body()
+  const samples = new Array<number>(count)
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now()
+    await body()
+    samples[i] = (performance.now() - t0) * 1000
+  }
+  return median(samples)
+}
+
+function liveFibers(root: Context): number {
+  let total = 0
+  for (const runtime of root.registry.values()) total += runtime.fibers.length
+  return total
+}
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  const root = new Context()
+  await root.plugin(Host, { maxSteps: 32 })
+  await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
+  root.scripted.repeat({ text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } })
+  const agents = root.agents
+  const options = { agentOptions: { provider: 'scripted', model: 'bench' } }
+
+  // a turn on an existing agent; agents are rotated every 100 turns so history stays short
+  let current = await agents.create(options)
+  let turns = 0
+  const turn = await measure('turn on an existing agent', async () => {
+    if (++turns % 100 === 0) {
+      await current.dispose()
+      current = await agents.create(options)
+    }
+    current.agent.followup('go')
+    await current.agent.whenIdle()
+  })
+  await current.dispose()
+
+  const fibersBefore = liveFibers(root)
+  const plain = await measure('plain create → turn → dispose', async () => {
+    const handle = await agents.create(options)
+    handle.agent.followup('go')
+    await handle.agent.whenIdle()
+    await handle.dispose()
+  })
+  if (liveFibers(root) !== fibersBefore) throw new Error('a plain cycle left a fiber behind')
+
+  const tool = { name: 'echo', description: 'echo', parameters: { type: 'object' }, execute: () => 'echo' }
+  const scoped = await measure('create → scoped registration → turn → dispose', async () => {
+    const handle = await agents.create(options)
+    handle.agent.ctx.tools.register(tool)
+    handle.agent.followup('go')
+    await handle.agent.whenIdle()
+    await handle.dispose()
+  })
+
+  const bare = await measure('bare cordis fiber (one listener, one effect)', async () => {
+    const fiber = root.plugin((ctx: Context) => {
+      ctx.on('bench/none' as never, (() => {}) as never)
+      ctx.effect(() => () => {})
+    })
+    await fiber
+    await fiber.dispose()
+  })
+
+  const round = (value: number) => Math.round(value * 10) / 10
+  process.stdout.write(
+    `${JSON.stringify({
+      turn_p50_us: round(turn),
+      plain_cycle_p50_us: round(plain),
+      scoped_cycle_p50_us: round(scoped),
+      bare_fiber_cycle_p50_us: round(bare),
+      scoped_vs_bare_fiber: round(scoped / bare * 100) / 100,
+      node: process.version,
+      ...(quick ? { quick: true } : {}),
+      wall_s: round((performance.now() - started) / 1000),
+    })}\n`,
+  )
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+  process.exit(1)
+})

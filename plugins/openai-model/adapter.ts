@@ -1,0 +1,158 @@
+/**
+ * A `ModelAdapter` (SPEC §1.7) for any OpenAI-compatible chat-completions endpoint, built on the
+ * official `openai` client: streamed text, tool calls assembled across chunks, usage.
+ */
+import { randomUUID } from 'node:crypto'
+import OpenAI, { type ClientOptions } from 'openai'
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
+import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
+import { abortError, missingModelError, timeoutError, toModelRequestError } from './errors.ts'
+import { buildChatRequest } from './request.ts'
+
+export const defaultTimeoutMs = 60_000
+
+export interface OpenAIAdapterOptions {
+  /** Endpoint root, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+  baseURL: string
+  /** Sent as `Authorization: Bearer <key>`; never appears in an error message. */
+  apiKey: string
+  /** Used when a request names no model. */
+  model?: string
+  /** Longest wait for the response headers, and for each later chunk of the stream. */
+  timeoutMs?: number
+  /** Replaces the global `fetch` (tests, proxies). */
+  fetch?: ClientOptions['fetch']
+}
+
+interface PendingToolCall {
+  id: string
+  name: string
+  arguments: string
+}
+
+/**
+ * Creates the adapter. Each `stream` call sends one streaming request (no retries) and yields
+ * text deltas as they arrive, then the tool calls (once the finish reason or the end of the
+ * stream is seen), then one `finish` part. It throws a `ModelRequestError` on HTTP, connection
+ * and timeout failures, and the signal's reason (or an `AbortError`) once the request is aborted.
+ */
+export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
+  if (!options.apiKey) throw new TypeError('openai adapter needs a non-empty apiKey')
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    timeout: timeoutMs,
+    maxRetries: 0,
+    fetch: options.fetch,
+    // the client would read these from OPENAI_ORG_ID / OPENAI_PROJECT_ID and send them to any baseURL
+    organization: null,
+    project: null,
+  })
+  const settings = { client, apiKey: options.apiKey, model: options.model ?? '', timeoutMs }
+  return { stream: (request) => streamChat(settings, request) }
+}
+
+async function* streamChat(
+  settings: { client: OpenAI; apiKey: string; model: string; timeoutMs: number },
+  request: ModelRequest,
+): AsyncGenerator<StreamPart, void, undefined> {
+  const { signal } = request
+  if (signal.aborted) throw abortError(signal)
+  const model = request.model || settings.model
+  if (!model) throw missingModelError()
+
+  // one controller carries both the caller's abort and our idle timeout to the client
+  const controller = new AbortController()
+  const forwardAbort = () => controller.abort(signal.reason)
+  signal.addEventListener('abort', forwardAbort, { once: true })
+  let timedOut = false
+  let timer: NodeJS.Timeout | undefined
+  const arm = () => {
+    timer = setTimeout(() => {
+      timedOut = true
+      controller.abort()
+    }, settings.timeoutMs)
+  }
+  const disarm = () => clearTimeout(timer)
+  const fail = (error: unknown): Error => {
+    if (signal.aborted) return abortError(signal)
+    if (timedOut) return timeoutError(settings.timeoutMs)
+    return toModelRequestError(error, settings.apiKey, settings.timeoutMs)
+  }
+
+  const pending = new Map<number, PendingToolCall>()
+  let emittedCalls = 0
+  let reported: ChatCompletionChunk.Choice['finish_reason'] = null
+  let usage: Usage | undefined
+
+  function* flushToolCalls(): Generator<StreamPart, void, undefined> {
+    const indexes = [...pending.keys()].sort((a, b) => a - b)
+    for (const index of indexes) {
+      const call = pending.get(index)!
+      emittedCalls++
+      yield {
+        type: 'tool-call',
+        id: call.id || `call_${randomUUID()}`,
+        name: call.name,
+        // a no-argument call often arrives with no argument text at all
+        arguments: call.arguments || '{}',
+      }
+    }
+    pending.clear()
+  }
+
+  try {
+    arm()
+    const stream = await settings.client.chat.completions.create(buildChatRequest(request, model), {
+      signal: controller.signal,
+    })
+    disarm()
+    const chunks = stream[Symbol.asyncIterator]()
+    for (;;) {
+      arm()
+      const next = await chunks.next()
+      disarm()
+      if (next.done) break
+      const chunk = next.value
+      if (chunk.usage) {
+        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens }
+      }
+      const choice = chunk.choices?.find((candidate) => candidate.index === 0) ?? chunk.choices?.[0]
+      if (!choice) continue
+      const delta = choice.delta
+      if (typeof delta?.content === 'string' && delta.content) yield { type: 'text-delta', text: delta.content }
+      delta?.tool_calls?.forEach((piece, position) => {
+        const index = typeof piece.index === 'number' ? piece.index : position
+        let call = pending.get(index)
+        if (!call) pending.set(index, (call = { id: '', name: '', arguments: '' }))
+        if (piece.id && !call.id) call.id = piece.id
+        if (piece.function?.name && !call.name) call.name = piece.function.name
+        if (piece.function?.arguments) call.arguments += piece.function.arguments
+      })
+      if (choice.finish_reason) {
+        reported = choice.finish_reason
+        yield* flushToolCalls()
+      }
+    }
+    // the client ends an aborted stream quietly, so an early end must be checked here
+    if (signal.aborted || timedOut) throw fail(undefined)
+    yield* flushToolCalls()
+    const reason = finishReason(reported, emittedCalls)
+    yield usage ? { type: 'finish', reason, usage } : { type: 'finish', reason }
+  } catch (error) {
+    throw fail(error)
+  } finally {
+    disarm()
+    signal.removeEventListener('abort', forwardAbort)
+    // closes the connection when the consumer stops early or the request failed
+    controller.abort()
+  }
+}
+
+/** `length` → `max-tokens`; `tool_calls` → `tool-calls`; otherwise `tool-calls` if calls were streamed, else `stop`. */
+function finishReason(reported: ChatCompletionChunk.Choice['finish_reason'], emittedCalls: number): FinishReason {
+  if (reported === 'length') return 'max-tokens'
+  if (reported === 'tool_calls' || reported === 'function_call') return 'tool-calls'
+  return emittedCalls > 0 ? 'tool-calls' : 'stop'
+}
