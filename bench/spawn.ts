@@ -134,6 +134,7 @@ async function runPhase(phase: Phase): Promise<Record<string, number>> {
   }
   if (phase === 'hold') {
     const n = 1000
+    if (process.env.BENCH_HOLD_WARMUP) for (let i = 0; i < 1000; i++) await bench.cycle()
     const h0 = await heap()
     const runs = await Promise.all(Array.from({ length: n }, () => bench.runner.spawn(bench.request(bench.parent))))
     for (const run of runs) bench.check(await run.result)

@@ -25,13 +25,11 @@ const ESCAPE = '\u0000'
 type Dict = Record<string, unknown>
 
 /**
- * Every way `value` breaks `schema`, `[]` when it is valid. Paths are rooted at `value` (`value`,
- * `value.answer`, `value.items[2]`, `value["a b"]`), then one message per ajv error, deduplicated:
- * `<path> must have required property "<name>"`, `<path> must NOT have additional property "<name>"`,
- * `<path> must be equal to one of: <json>, <json>`, `<path> must be equal to constant <json>`, and
- * otherwise ajv's own text (`<path> must be integer`). Throws `TypeError`
- * `invalid JSON schema: <ajv message>` when ajv cannot compile the schema (its leading
- * `schema is invalid: ` dropped), e.g. `invalid JSON schema: can't resolve reference #/x from id #`.
+ * Every way `value` breaks `schema` (`[]` when valid), deduplicated, paths rooted at `value`
+ * (`value.items[2]`, `value["a b"]`): `<path> must have required property "<name>"`,
+ * `<path> must NOT have additional property "<name>"`, `<path> must be equal to one of: <json>, …`,
+ * `<path> must be equal to constant <json>`, else ajv's text (`<path> must be integer`).
+ * Throws `TypeError` `invalid JSON schema: <ajv message>` when ajv cannot compile the schema.
  */
 export function jsonViolations(schema: object, value: unknown): string[] {
   const { validate, isEscaped } = compile(schema)

@@ -234,16 +234,26 @@ class SubsetCheck {
         children.push({ node: value, path: at, depth: depth + 1 })
         return
       case 'enum':
-        if (!Array.isArray(value) || value.length === 0) {
-          this.#report(at, 'must be a non-empty array')
-          return
-        }
-        for (let i = 0; i < value.length && this.#spend(); i++) {
-          this.#checkValue(i in value ? value[i] : undefined, `${at}[${i}]`, scalar)
-        }
+        this.#checkEnum(value, at, scalar)
         return
       case 'const':
         this.#checkValue(value, at, scalar)
+    }
+  }
+
+  #checkEnum(value: unknown, at: string, scalar: ScalarName | undefined): void {
+    if (!Array.isArray(value) || value.length === 0) {
+      this.#report(at, 'must be a non-empty array')
+      return
+    }
+    // ajv's meta-schema rejects repeated enum values, so the subset does too (scalars compare by ===)
+    const seen = new Set<unknown>()
+    for (let i = 0; i < value.length && this.#spend(); i++) {
+      const item: unknown = i in value ? value[i] : undefined
+      if (scalar === undefined) this.#checkData(item, `${at}[${i}]`)
+      else if (!matchesScalar(item, scalar)) this.#report(`${at}[${i}]`, SCALAR_PROBLEMS[scalar])
+      else if (seen.has(item)) this.#report(`${at}[${i}]`, 'duplicate value')
+      seen.add(item)
     }
   }
 

@@ -88,7 +88,7 @@ export function installScoped(
   install: (scope: AgentScope | undefined) => () => void,
 ): () => void {
   const scope = scopeOf(ctx)
-  if (scope && scope.fiber && ctx.fiber === scope.fiber) {
+  if (scope?.fiber && ctx.fiber === scope.fiber) {
     const remove = install(scope)
     let done = false
     return () => {

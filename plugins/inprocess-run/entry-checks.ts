@@ -14,7 +14,8 @@ export const abortedBeforePublication = 'subagent request was aborted before chi
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
   #depthCap: number
-  readonly claims = new Map<string, (() => void) | undefined>()
+  /** Claimed capability fields and their validators; made on the first claim. */
+  claims?: Map<string, (() => void) | undefined>
 
   constructor(
     readonly request: SubagentStartRequest,
@@ -35,7 +36,7 @@ export class StartPlan implements SubagentPlan {
   }
 
   claim(field: string, validate?: () => void): void {
-    this.claims.set(field, validate)
+    ;(this.claims ??= new Map()).set(field, validate)
   }
 }
 
@@ -73,7 +74,7 @@ export function admit(plan: StartPlan): void {
   const { request } = plan
   for (const field of capabilityFields) {
     if (request[field] === undefined) continue
-    if (!plan.claims.has(field)) throw new UnsupportedCapabilityError(field)
+    if (!plan.claims?.has(field)) throw new UnsupportedCapabilityError(field)
     plan.claims.get(field)?.()
   }
 }

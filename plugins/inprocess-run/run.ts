@@ -17,15 +17,28 @@ export class Run implements SubagentRun {
   #cancelled = false
   #detach: (() => void) | undefined
   #disposal?: Promise<void>
+  // the plan and request are not kept: a settled run should not pin its caller's signal
+  readonly #info: SubagentInfo
+  readonly #seedLength: number
 
   constructor(
     private readonly handle: AgentHandle,
-    private readonly plan: StartPlan,
+    plan: StartPlan,
     private readonly dispatch: Dispatch,
   ) {
     const child = handle.agent
     this.id = child.id
-    const { signal, prompt } = plan.request
+    const { request, mode, childDepth } = plan
+    this.#seedLength = plan.seed?.length ?? 0
+    this.#info = {
+      runId: child.id,
+      parentId: request.parent.id,
+      childId: child.id,
+      mode,
+      depth: childDepth,
+      ...(request.label !== undefined ? { label: request.label } : {}),
+    }
+    const { signal, prompt } = request
     const onAbort = () => {
       this.#cancelled = true
       child.cancel({ kind: 'parent' })
@@ -64,24 +77,14 @@ export class Run implements SubagentRun {
 
   /** Observer info for `subagent/start` and `subagent/end`. */
   info(result?: SubagentResult): SubagentInfo {
-    const { request, mode, childDepth } = this.plan
-    const info: SubagentInfo = {
-      runId: this.id,
-      parentId: request.parent.id,
-      childId: this.id,
-      mode,
-      depth: childDepth,
-      ...(request.label !== undefined ? { label: request.label } : {}),
-      ...(result ? { stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) } : {}),
-    }
-    return info
+    if (!result) return { ...this.#info }
+    return { ...this.#info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
   }
 
   async #drive(): Promise<SubagentResult> {
     const child = this.handle.agent
     await child.whenIdle()
-    const seedLength = this.plan.seed?.length ?? 0
-    return this.#settle(readResult(child.session.events, seedLength, this.#cancelled))
+    return this.#settle(readResult(child.session.events, this.#seedLength, this.#cancelled))
   }
 
   async #fail(error: unknown): Promise<never> {

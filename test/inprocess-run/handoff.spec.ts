@@ -38,7 +38,15 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
     const host = await createDriverHost()
     host.scripted.push('hang')
     const controller = new AbortController()
+    const streaming = new Promise<void>((resolve) => {
+      const off = host.root.on('session/event', (_session, event) => {
+        if (event.type !== 'assistant/delta') return
+        off()
+        resolve()
+      })
+    })
     const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
+    await streaming
     controller.abort()
     const result = await run.result
     expect(result.stopReason).to.equal('aborted')
@@ -79,7 +87,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
   it('rejects the result with an infrastructure fault while driving', async () => {
     const host = await createDriverHost()
     const off = host.root.on('subagent/setup', (child) => {
-      ;(child as { followup: () => void }).followup = () => {
+      ;(child as unknown as { followup: () => void }).followup = () => {
         throw new Error('queue is broken')
       }
     })
@@ -95,7 +103,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
     const host = await createDriverHost()
     const seen = await unhandledDuring(async () => {
       const off = host.root.on('subagent/setup', (child) => {
-        ;(child as { followup: () => void }).followup = () => {
+        ;(child as unknown as { followup: () => void }).followup = () => {
           throw new Error('queue is broken')
         }
       })
@@ -121,7 +129,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
 
   it('lets subagent/settle listeners edit the result', async () => {
     const host = await createDriverHost()
-    host.root.on('subagent/settle', async (result, _run, next) => ({ ...(await next()), diagnostic: 'edited' }))
+    host.root.on('subagent/settle', async (_result, _run, next) => ({ ...(await next()), diagnostic: 'edited' }))
     host.scripted.push({ text: 'ok' })
     const run = await host.root.inprocessRun.spawn(host.request())
     expect(await run.result).to.deep.equal({ output: [{ type: 'text', text: 'ok' }], stopReason: 'completed', diagnostic: 'edited' })

@@ -12,7 +12,7 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { AgentScope, kScope } from '../scope.ts'
+import { type AgentScope, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { type LoopServices, runTurn, type TurnState } from './loop.ts'
 
@@ -44,11 +44,12 @@ export class TurnCancelledError extends SubagentError {
 }
 
 export class HostAgent implements Agent {
-  readonly [kScope]: AgentScope
+  /** Made together with the scope context: a plain agent has none. */
+  [kScope]?: AgentScope
   status: AgentStatus = 'idle'
   /** Set once disposal starts: no new input is accepted. */
   closed = false
-  readonly #queue: QueuedMessage[] = []
+  #queue?: QueuedMessage[]
   #current?: TurnState & { controller: AbortController }
   #turns: number
   #idle?: { promise: Promise<void>; resolve: () => void }
@@ -63,7 +64,6 @@ export class HostAgent implements Agent {
     private readonly services: LoopServices,
     private readonly scopeFactory: ScopeFactory,
   ) {
-    this[kScope] = new AgentScope(this)
     let turns = 0
     for (const event of session.events) if (event.type === 'turn/start') turns++
     this.#turns = turns
@@ -85,7 +85,7 @@ export class HostAgent implements Agent {
     if (this.closed) throw new Error(`agent "${this.id}" is disposed`)
     const message = { content: toContent(content), source }
     if (this.status === 'running') {
-      this.#queue.push(message)
+      ;(this.#queue ??= []).push(message)
       return
     }
     this.#start(message)
@@ -102,7 +102,7 @@ export class HostAgent implements Agent {
   }
 
   cancel(cause: CancelCause): void {
-    this.#queue.length = 0
+    this.#queue = undefined
     const current = this.#current
     if (!current || current.signal.aborted) return
     current.cause = cause
@@ -144,14 +144,23 @@ export class HostAgent implements Agent {
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
     this.session.append('user/message', { content: message.content, source: { kind: message.source } })
-    const subject = { agent: this, scope: this[kScope], session: this.session, messages: () => this.messages() }
+    const agent = this
+    const subject = {
+      agent,
+      // read on every use: a scope made mid-turn takes effect at once
+      get scope() {
+        return agent[kScope]
+      },
+      session: this.session,
+      messages: () => this.messages(),
+    }
     runTurn(subject, state, this.services).then((reason) => this.#finish(turn, reason))
   }
 
   #finish(turn: number, reason: TurnEndReason): void {
     this.#current = undefined
     this.session.append('turn/end', { turn, reason })
-    const next = this.#queue.shift()
+    const next = this.#queue?.shift()
     if (next) {
       this.#start(next)
       return

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { type Context, Service } from 'cordis'
 import { SubagentError } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { type AgentScope, type HookDispatcher, kScope, scopeOf, skipShadow } from '../scope.ts'
+import { AgentScope, kScope, scopeOf, skipShadow } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
-import { agentScope } from '../tools/index.ts'
 import { HostAgent } from './agent.ts'
 import type { LoopServices, PreStepDecision } from './loop.ts'
 
@@ -58,7 +57,8 @@ export interface CreateOptions extends CreateAgentOptions {
 interface AgentRecord {
   readonly agent: HostAgent
   readonly handle: AgentHandle
-  readonly children: Set<AgentRecord>
+  /** Agents this one owns; made on first use. */
+  children?: Set<AgentRecord>
   owner?: AgentRecord
   /** Removes the "dispose with the creating plugin" effect, for agents owned by a plugin. */
   release?: () => void
@@ -143,8 +143,7 @@ export class Agents extends Service {
    * down everything made so far before rejecting, so a rejected create leaves no trace.
    */
   create(options: CreateOptions = {}): Promise<AgentHandle> {
-    const ownerScope = options.owner ? agentScope(options.owner) : scopeOf(this.ctx)
-    return this.transaction(options, ownerScope, this.ctx)
+    return this.transaction(options, options.owner ?? scopeOf(this.ctx)?.agent, this.ctx)
   }
 
   /** Reads a stored session (e.g. from `SessionFiles`) and publishes its agent. */
@@ -153,13 +152,12 @@ export class Agents extends Service {
     if (this.records.has(id)) throw new SubagentError('INVALID_SESSION', `agent "${id}" is already live`)
     const stored = await this.services.dispatcher.bail(undefined, 'session/load', id) as StoredSession | undefined
     if (!stored) throw new SubagentError('INVALID_SESSION', `no session store holds session "${id}"`)
-    const ownerScope = options.owner ? agentScope(options.owner) : scopeOf(this.ctx)
-    return this.transaction(options, ownerScope, this.ctx, stored)
+    return this.transaction(options, options.owner ?? scopeOf(this.ctx)?.agent, this.ctx, stored)
   }
 
   private async transaction(
     options: CreateOptions,
-    ownerScope: AgentScope | undefined,
+    ownerAgent: Agent | undefined,
     callerCtx: Context,
     stored?: StoredSession,
   ): Promise<AgentHandle> {
@@ -175,8 +173,10 @@ export class Agents extends Service {
     const session = stored
       ? this.services.sessions.restore(stored.header, stored.events)
       : this.services.sessions.build({ ...options.header, id, createdAt: Date.now() }, options.seed)
-    const owner = ownerScope ? this.records.get(ownerScope.agent.id) : undefined
-    if (ownerScope && !owner) throw new Error(`owner agent "${ownerScope.agent.id}" is not live`)
+    const owner = ownerAgent ? this.records.get(ownerAgent.id) : undefined
+    if (ownerAgent && owner?.agent !== ownerAgent) {
+      throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
+    }
     const agent = new HostAgent(id, session, agentOptions, this.services, (self) =>
       this.createScope(self, owner ? owner.agent.ctx : callerCtx),
     )
@@ -206,7 +206,6 @@ export class Agents extends Service {
   private makeRecord(agent: HostAgent): AgentRecord {
     const record: AgentRecord = {
       agent,
-      children: new Set(),
       handle: Object.freeze({ agent, dispose: () => (record.disposal ??= this.disposeRecord(record)) }),
     }
     return record
@@ -236,7 +235,7 @@ export class Agents extends Service {
     this.records.set(agent.id, record)
     if (owner) {
       record.owner = owner
-      owner.children.add(record)
+      ;(owner.children ??= new Set()).add(record)
     }
     const scope = agent[kScope]
     this.services.dispatcher.emit(scope, 'agent/created', agent)
@@ -245,8 +244,9 @@ export class Agents extends Service {
   private createScope(agent: HostAgent, ownerCtx: Context): Context {
     const fiber = ownerCtx.plugin(agentScopePlugin)
     const ctx = fiber.ctx
-    Object.defineProperty(ctx, kScope, { value: agent[kScope] })
-    agent[kScope].fiber = ctx.fiber
+    const scope = (agent[kScope] ??= new AgentScope(agent))
+    Object.defineProperty(ctx, kScope, { value: scope })
+    scope.fiber = ctx.fiber
     return ctx
   }
 
@@ -258,9 +258,9 @@ export class Agents extends Service {
     release?.()
     const scope = record.agent[kScope]
     try {
-      if (scope.fiber) await scope.fiber.dispose()
+      if (scope?.fiber) await scope.fiber.dispose()
     } finally {
-      scope.clear()
+      scope?.clear()
     }
   }
 
@@ -273,19 +273,19 @@ export class Agents extends Service {
     const { agent } = record
     agent.closed = true
     agent.cancel({ kind: 'disposed' })
-    const children = [...record.children].map((child) => child.handle.dispose())
+    const children = record.children ? [...record.children].map((child) => child.handle.dispose()) : []
     await agent.whenIdle()
     const settled = await Promise.allSettled(children)
     let failure: unknown = settled.find((entry) => entry.status === 'rejected')?.reason
     const scope = agent[kScope]
     try {
-      if (scope.fiber) await scope.fiber.dispose()
+      if (scope?.fiber) await scope.fiber.dispose()
     } catch (error) {
       failure ??= error
     }
-    scope.clear()
+    scope?.clear()
     this.records.delete(agent.id)
-    record.owner?.children.delete(record)
+    record.owner?.children?.delete(record)
     const release = record.release
     record.release = undefined
     release?.()

@@ -29,7 +29,7 @@ export interface LoopServices {
 /** What the loop needs from the agent it drives. */
 export interface TurnSubject {
   readonly agent: Agent
-  readonly scope: AgentScope
+  readonly scope: AgentScope | undefined
   readonly session: SessionLog
   /** Model messages for the whole session so far, synced from the log. */
   messages(): readonly ModelMessage[]
@@ -69,16 +69,16 @@ export async function runTurn(subject: TurnSubject, state: TurnState, services: 
 }
 
 async function steps(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
-  const { agent, scope, session } = subject
+  const { agent, session } = subject
   const { dispatcher, tools } = services
   const { turn, signal } = state
   const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
   for (let step = 1; ; step++) {
     if (signal.aborted) return aborted(state)
     const info = { turn, step }
-    if (dispatcher.has('agent/pre-step', scope)) {
+    if (dispatcher.has('agent/pre-step', subject.scope)) {
       const decision = await dispatcher.waterfall<PreStepDecision | Promise<PreStepDecision>>(
-        scope,
+        subject.scope,
         'agent/pre-step',
         [agent, info],
         () => enter,
@@ -104,7 +104,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
       })
     }
     if (signal.aborted) return aborted(state)
-    if (dispatcher.has('agent/turn-stop', scope) && dispatcher.bail(scope, 'agent/turn-stop', agent, info)) {
+    if (dispatcher.has('agent/turn-stop', subject.scope) && dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)) {
       return { kind: 'completed' }
     }
     if (step >= maxSteps) {
@@ -154,6 +154,8 @@ async function callModel(
   let usage: Usage | undefined
   try {
     for await (const part of adapter.stream(request) as AsyncIterable<StreamPart>) {
+      // a part that arrives after the abort is not part of the interrupted message
+      if (signal.aborted) throw signal.reason
       if (part.type === 'text-delta') {
         if (!part.text) continue
         text += part.text

@@ -1,7 +1,7 @@
 import { type Context, Service } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { type HookDispatcher, skipShadow } from '../scope.ts'
-import { type AgentScopeLookup, buildHeader, SessionLog, validateSeed } from './session-store.ts'
+import { type AgentScopeLookup, type AppendObserver, buildHeader, SessionLog, validateSeed } from './session-store.ts'
 
 export { buildHeader, SessionLog, validateSeed }
 
@@ -26,8 +26,7 @@ declare module 'cordis' {
 export class Sessions extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly published = new Map<string, SessionLog>()
-  private dispatcher?: HookDispatcher
-  private scopeOf?: AgentScopeLookup
+  private observer?: AppendObserver
 
   constructor(ctx: Context) {
     super(ctx, 'sessions')
@@ -36,8 +35,11 @@ export class Sessions extends Service {
 
   /** Wires event dispatch; called once by the host. */
   attach(dispatcher: HookDispatcher, scopeOf: AgentScopeLookup): void {
-    this.dispatcher = dispatcher
-    this.scopeOf = scopeOf
+    // one observer shared by every published session
+    this.observer = (log, event) => {
+      const scope = scopeOf(log.id)
+      if (dispatcher.has('session/event', scope)) dispatcher.emit(scope, 'session/event', log, event)
+    }
   }
 
   get(id: string): Session | undefined {
@@ -69,13 +71,7 @@ export class Sessions extends Service {
       throw new Error(`session "${session.id}" is already published`)
     }
     this.published.set(session.id, session)
-    const dispatcher = this.dispatcher
-    const scopeOf = this.scopeOf
-    if (!dispatcher || !scopeOf) return
-    session.observer = (log, event) => {
-      const scope = scopeOf(log.id)
-      if (dispatcher.has('session/event', scope)) dispatcher.emit(scope, 'session/event', log, event)
-    }
+    session.observer = this.observer
   }
 
   /** Removes the session from memory (never from disk). */

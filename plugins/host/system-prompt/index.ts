@@ -46,6 +46,12 @@ function render(sections: readonly PromptSection[]): string {
   return ranked.map(({ section }) => section.text).join('\n\n')
 }
 
+function freezeAssembled(assembled: AssembledPrompt): AssembledPrompt {
+  for (const section of assembled.sections) Object.freeze(section)
+  Object.freeze(assembled.sections)
+  return Object.freeze(assembled)
+}
+
 /** System prompt sections and their assembly (SPEC §1.6). */
 export class SystemPrompt extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
@@ -90,7 +96,8 @@ export class SystemPrompt extends Service {
     const scope = agentScope(agent)
     const dispatcher = this.dispatcher!
     if (!scope?.sections?.size && !dispatcher.has('system-prompt/assemble', scope)) {
-      return (this.globalCache ??= this.build(undefined))
+      // shared by every agent without scoped sections: frozen, so no caller can edit another's prompt
+      return (this.globalCache ??= freezeAssembled(this.build(undefined)))
     }
     const base = this.build(scope)
     if (!dispatcher.has('system-prompt/assemble', scope)) return base

@@ -1,0 +1,94 @@
+/**
+ * The session file format, version 1 (see README): one JSON value per line, each line ending in
+ * `\n`. Line 1 is `{"version":1,"header":{…}}`; every later line is one event `{"seq","type","data"}`
+ * with `seq` counting from 0. Plain code: no I/O here.
+ */
+import type { SessionEvent, SessionHeader } from '../../lib/types.ts'
+import { buildHeader } from '../host/sessions/index.ts'
+import { messages, SessionFileError } from './errors.ts'
+
+export const formatVersion = 1
+
+/** The file name suffix; `<dir>/<id>.jsonl`. */
+export const fileSuffix = '.jsonl'
+
+// leaves room for the suffix and a temp-file tail within the usual 255-byte name limit
+const maxIdBytes = 200
+
+/**
+ * Rejects ids that cannot be used verbatim as a file name inside the folder: empty, longer than
+ * 200 bytes in UTF-8, containing `/`, `\`, `..` or a control character, or `.` alone.
+ */
+export function assertSessionId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || !isSafeSessionId(id)) {
+    throw new SessionFileError(String(id), messages.unsafeId(String(id)))
+  }
+}
+
+export function isSafeSessionId(id: string): boolean {
+  if (!id || id === '.' || id.includes('..') || Buffer.byteLength(id) > maxIdBytes) return false
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it rejects
+  return !/[/\\\u0000-\u001f\u007f]/.test(id)
+}
+
+/** The header line, newline included. */
+export function encodeHeader(header: SessionHeader): string {
+  return `${JSON.stringify({ version: formatVersion, header })}\n`
+}
+
+/**
+ * One event line, newline included. `undefined` data is written as `null` (JSON has no
+ * `undefined`); data that `JSON.stringify` cannot render (a `BigInt`, a cycle) throws.
+ */
+export function encodeEvent(event: SessionEvent): string {
+  return `${JSON.stringify({ seq: event.seq, type: event.type, data: event.data ?? null })}\n`
+}
+
+export interface ParsedSessionFile {
+  header: SessionHeader
+  events: SessionEvent[]
+  /** True when the file ended in a line without its `\n`; that line was dropped. */
+  isTorn: boolean
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * Parses a whole file. Only `\n`-terminated lines count: a last line without one is torn (a write
+ * cut short) and dropped. Anything else malformed throws `SessionFileError`; a malformed header
+ * field throws the host's header error unchanged.
+ */
+export function parseSessionFile(id: string, text: string): ParsedSessionFile {
+  if (!text) throw new SessionFileError(id, messages.empty(id))
+  const end = text.lastIndexOf('\n')
+  if (end < 0) throw new SessionFileError(id, messages.tornHeader(id))
+  const lines = text.slice(0, end).split('\n')
+  const first = parseJson(lines[0])
+  if (!isRecord(first) || !('version' in first) || !isRecord(first.header)) {
+    throw new SessionFileError(id, messages.notHeader(id))
+  }
+  if (first.version !== formatVersion) throw new SessionFileError(id, messages.unsupportedVersion(id, first.version))
+  const header = buildHeader(first.header)
+  if (header.id !== id) throw new SessionFileError(id, messages.otherSession(id, header.id))
+  const events: SessionEvent[] = new Array(lines.length - 1)
+  for (let i = 1; i < lines.length; i++) {
+    const line = i + 1
+    const value = parseJson(lines[i])
+    if (!isRecord(value) || typeof value.type !== 'string' || !value.type || !('data' in value)) {
+      throw new SessionFileError(id, messages.notEvent(id, line))
+    }
+    if (value.seq !== i - 1) throw new SessionFileError(id, messages.wrongSeq(id, line, value.seq, i - 1))
+    events[i - 1] = { seq: i - 1, type: value.type, data: value.data }
+  }
+  return { header, events, isTorn: end !== text.length - 1 }
+}

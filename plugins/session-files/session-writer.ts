@@ -1,0 +1,163 @@
+/**
+ * One session file's write queue. Writes run one at a time in the order they were queued, so
+ * lines never interleave; lines queued while a write is in flight go out together in the next one.
+ */
+import { randomUUID } from 'node:crypto'
+import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
+import type { Session } from '../../lib/types.ts'
+import { encodeEvent, encodeHeader } from './file-format.ts'
+
+/**
+ * `create`: a new session; refuses to replace an existing file (`EEXIST`). `replace`: a session
+ * whose file this plugin read or adopted; the snapshot atomically replaces the file (temp + rename).
+ */
+export type StartMode = 'create' | 'replace'
+
+interface Operation {
+  kind: StartMode | 'append'
+  text: string
+  /** How many queued items (a snapshot, or one event line each) this write completes. */
+  units: number
+}
+
+interface Waiter { target: number; resolve: () => void }
+
+export interface WriterHooks {
+  /** Awaited before the first write (the folder exists). */
+  ready: Promise<void>
+  /**
+   * The writer stopped: a write failed (what was queued is dropped) or an event could not be
+   * encoded (what was queued before it is still written). Must not throw.
+   */
+  onFailure(writer: SessionWriter, error: unknown): void
+  /** The writer was released and is now idle: its owner may forget it. Must not throw. */
+  onRelease(writer: SessionWriter): void
+}
+
+export class SessionWriter {
+  /** The session whose events this writer follows; `undefined` once released. */
+  session?: Session
+  private readonly queue: Operation[] = []
+  /** Next `seq` to encode. */
+  private next = 0
+  private queued = 0
+  private done = 0
+  private active = false
+  private failed = false
+  private released = false
+  private waiters: Waiter[] = []
+
+  constructor(readonly id: string, readonly path: string, private readonly hooks: WriterHooks) {}
+
+  /** Queues the header and every event so far; later events come through `follow`. */
+  start(session: Session, mode: StartMode): void {
+    this.session = session
+    this.failed = false
+    this.released = false
+    this.next = 0
+    const text = this.encode(encodeHeader(session.header), session)
+    if (text !== undefined) this.push({ kind: mode, text, units: 1 })
+  }
+
+  /** Queues the events of `session` not written yet; ignored for any other session. */
+  follow(session: Session): void {
+    if (this.failed || session !== this.session || this.next >= session.events.length) return
+    const text = this.encode('', session)
+    if (text === undefined) return
+    const last = this.queue[this.queue.length - 1]
+    if (last?.kind !== 'append') {
+      this.push({ kind: 'append', text, units: 1 })
+      return
+    }
+    last.text += text
+    last.units++
+    this.queued++
+  }
+
+  /** The session went away: the owner is told once every queued write is done. */
+  release(): void {
+    this.session = undefined
+    this.released = true
+    if (!this.active) this.hooks.onRelease(this)
+  }
+
+  /** Resolves once every write queued before the call is done or dropped by a failure. */
+  flushed(): Promise<void> {
+    if (this.done >= this.queued) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ target: this.queued, resolve }))
+  }
+
+  private encode(prefix: string, session: Session): string | undefined {
+    const events = session.events
+    let text = prefix
+    try {
+      for (let i = this.next; i < events.length; i++) text += encodeEvent(events[i])
+    } catch (error) {
+      // what was queued before this event is still good: let it reach the file
+      this.fail(error, false)
+      return undefined
+    }
+    this.next = events.length
+    return text
+  }
+
+  private push(operation: Operation): void {
+    this.queue.push(operation)
+    this.queued += operation.units
+    if (this.active) return
+    this.active = true
+    void this.drain()
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      await this.hooks.ready
+      while (this.queue.length) {
+        // taken off the queue first, so lines queued during the write go into a new operation
+        const operation = this.queue.shift()!
+        await this.perform(operation)
+        this.done += operation.units
+        this.settle()
+      }
+    } catch (error) {
+      // the file's state is unknown past this point: later lines would leave a gap in it
+      this.fail(error, true)
+    }
+    this.active = false
+    if (this.released) this.hooks.onRelease(this)
+  }
+
+  private async perform(operation: Operation): Promise<void> {
+    if (operation.kind === 'append') return appendFile(this.path, operation.text)
+    if (operation.kind === 'create') return writeFile(this.path, operation.text, { flag: 'wx' })
+    const temp = `${this.path}.${randomUUID()}.tmp`
+    try {
+      await writeFile(temp, operation.text, { flag: 'wx' })
+      await rename(temp, this.path)
+    } catch (error) {
+      await rm(temp, { force: true })
+      throw error
+    }
+  }
+
+  /** Stops following the session; `dropQueued` also drops the writes not done yet. */
+  private fail(error: unknown, dropQueued: boolean): void {
+    if (dropQueued) {
+      this.queue.length = 0
+      this.done = this.queued
+      this.settle()
+    }
+    if (this.failed) return
+    this.failed = true
+    this.hooks.onFailure(this, error)
+  }
+
+  private settle(): void {
+    if (!this.waiters.length) return
+    const done = this.done
+    const ready = this.waiters.filter((waiter) => waiter.target <= done)
+    if (!ready.length) return
+    this.waiters = this.waiters.filter((waiter) => waiter.target > done)
+    for (const waiter of ready) waiter.resolve()
+  }
+}

@@ -1,0 +1,335 @@
+import Ajv from 'ajv'
+import { expect } from 'chai'
+import sinon from 'sinon'
+import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../lib/json-validation.ts'
+
+type Dict = Record<string, unknown>
+
+const schema = {
+  type: 'object',
+  properties: {
+    answer: { type: 'integer' },
+    items: { type: 'array', items: { type: 'string' } },
+    kind: { type: 'string', enum: ['a', 'b'] },
+    mode: { type: 'string', const: 'fast' },
+    choice: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+    nested: { type: 'object', properties: { 'a b': { type: 'boolean' }, 'x/y~z': { type: 'null' } } },
+  },
+  required: ['answer'],
+  additionalProperties: false,
+}
+
+/** `[1, <hole>, 3]`: index 1 is absent, not `undefined`. */
+function withHole(): unknown[] {
+  const array = new Array<unknown>(3)
+  array[0] = 1
+  array[2] = 3
+  return array
+}
+
+function caught(run: () => unknown): unknown {
+  try {
+    run()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a throw')
+}
+
+describe('jsonViolations', () => {
+  describe('messages', () => {
+    it('returns no violations for a valid value', () => {
+      expect(jsonViolations(schema, { answer: 1, items: ['x'], kind: 'a', mode: 'fast', choice: 2 })).to.deep.equal([])
+    })
+
+    it('names a wrong type at its property path', () => {
+      expect(jsonViolations(schema, { answer: 1.5 })).to.deep.equal(['value.answer must be integer'])
+    })
+
+    it('names an array element by its index', () => {
+      expect(jsonViolations(schema, { answer: 1, items: ['a', 'b', 3] })).to.deep.equal(['value.items[2] must be string'])
+    })
+
+    it('reports a missing required property', () => {
+      expect(jsonViolations(schema, {})).to.deep.equal(['value must have required property "answer"'])
+    })
+
+    it('reports an additional property', () => {
+      expect(jsonViolations(schema, { answer: 1, extra: true })).to.deep.equal([
+        'value must NOT have additional property "extra"',
+      ])
+    })
+
+    it('lists the allowed values of an enum', () => {
+      expect(jsonViolations(schema, { answer: 1, kind: 'c' })).to.deep.equal([
+        'value.kind must be equal to one of: "a", "b"',
+      ])
+    })
+
+    it('shows the constant a const wants', () => {
+      expect(jsonViolations(schema, { answer: 1, mode: 'slow' })).to.deep.equal(['value.mode must be equal to constant "fast"'])
+    })
+
+    it('reports every branch and the oneOf itself when no branch matches', () => {
+      expect(jsonViolations(schema, { answer: 1, choice: true })).to.deep.equal([
+        'value.choice must be string',
+        'value.choice must be number',
+        'value.choice must match exactly one schema in oneOf',
+      ])
+    })
+
+    it('quotes property names that are not identifiers', () => {
+      expect(jsonViolations(schema, { answer: 1, nested: { 'a b': 1 } })).to.deep.equal(['value.nested["a b"] must be boolean'])
+    })
+
+    it('unescapes ~1 and ~0 in the JSON pointer', () => {
+      expect(jsonViolations(schema, { answer: 1, nested: { 'x/y~z': 0 } })).to.deep.equal([
+        'value.nested["x/y~z"] must be null',
+      ])
+    })
+
+    it('renders a numeric property name of an object as a quoted key', () => {
+      const numbered = { type: 'object', properties: { '2': { type: 'string' } } }
+      expect(jsonViolations(numbered, { '2': 0 })).to.deep.equal(['value["2"] must be string'])
+    })
+
+    it('reports a wrong root as value', () => {
+      expect(jsonViolations(schema, [])).to.deep.equal(['value must be object'])
+    })
+
+    it('lists several violations in ajv order', () => {
+      expect(jsonViolations(schema, { items: [1], extra: 0 })).to.deep.equal([
+        'value must have required property "answer"',
+        'value must NOT have additional property "extra"',
+        'value.items[0] must be string',
+      ])
+    })
+
+    it('keeps ajv wording for keywords outside the subset', () => {
+      expect(jsonViolations({ type: 'string', minLength: 3 }, 'ab')).to.deep.equal([
+        'value must NOT have fewer than 3 characters',
+      ])
+    })
+  })
+
+  describe('inherited and prototype-named properties', () => {
+    it('does not count an inherited constructor as a present required property', () => {
+      const withConstructor = { type: 'object', properties: { constructor: { type: 'string' } }, required: ['constructor'] }
+      expect(jsonViolations(withConstructor, {})).to.deep.equal(['value must have required property "constructor"'])
+    })
+
+    it('does not validate an inherited constructor against its property schema', () => {
+      const withConstructor = { type: 'object', properties: { constructor: { type: 'string' } } }
+      expect(jsonViolations(withConstructor, {})).to.deep.equal([])
+    })
+
+    it('validates an own __proto__ property against its declared schema', () => {
+      const proto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"additionalProperties":false}')
+      expect(jsonViolations(proto, JSON.parse('{"__proto__": 5}'))).to.deep.equal(['value.__proto__ must be string'])
+    })
+
+    it('accepts a declared own __proto__ property under closed additionalProperties', () => {
+      const proto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"additionalProperties":false}')
+      expect(jsonViolations(proto, JSON.parse('{"__proto__": "x"}'))).to.deep.equal([])
+    })
+
+    it('reports a missing required __proto__ property', () => {
+      const proto = JSON.parse('{"type":"object","properties":{"__proto__":{}},"required":["__proto__"]}')
+      expect(jsonViolations(proto, {})).to.deep.equal(['value must have required property "__proto__"'])
+    })
+
+    it('keeps names that start with NUL apart from escaped ones', () => {
+      const proto = JSON.parse('{"type":"object","properties":{"__proto__":{}},"additionalProperties":false}')
+      expect(jsonViolations(proto, { '\u0000__proto__': 1 })).to.deep.equal([
+        'value must NOT have additional property "\\u0000__proto__"',
+      ])
+    })
+
+    it('reports an undeclared own __proto__ property as additional', () => {
+      const closed = { type: 'object', additionalProperties: false }
+      expect(jsonViolations(closed, JSON.parse('{"__proto__": {"polluted": true}}'))).to.deep.equal([
+        'value must NOT have additional property "__proto__"',
+      ])
+    })
+
+    it('leaves Object.prototype untouched while validating __proto__ keys', () => {
+      const proto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object"}}}')
+      jsonViolations(proto, JSON.parse('{"__proto__": {"polluted": true}}'))
+      expect(Object.hasOwn(Object.prototype, 'polluted')).to.equal(false)
+    })
+  })
+
+  describe('compilation', () => {
+    afterEach(() => {
+      sinon.restore()
+    })
+
+    it('compiles a schema object once and reuses its validator', () => {
+      const compile = sinon.spy(Ajv.prototype, 'compile')
+      const once = { type: 'object', properties: { n: { type: 'number' } } }
+      expect(jsonViolations(once, { n: 'x' })).to.deep.equal(['value.n must be number'])
+      expect(jsonViolations(once, { n: 1 })).to.deep.equal([])
+      expect(jsonViolations(once, { n: true })).to.deep.equal(['value.n must be number'])
+      expect(compile.callCount).to.equal(1)
+    })
+
+    it('compiles equal but distinct schema objects separately', () => {
+      const compile = sinon.spy(Ajv.prototype, 'compile')
+      jsonViolations({ type: 'string' }, 'a')
+      jsonViolations({ type: 'string' }, 'a')
+      expect(compile.callCount).to.equal(2)
+    })
+
+    it('keeps the first compiled validator when the schema object is later mutated', () => {
+      const mutable: Dict = { type: 'string' }
+      jsonViolations(mutable, 'x')
+      mutable.type = 'number'
+      expect(jsonViolations(mutable, 'x')).to.deep.equal([])
+    })
+
+    it('compiles a frozen schema', () => {
+      const frozen = Object.freeze({ type: 'object', required: Object.freeze(['a']) })
+      expect(jsonViolations(frozen, {})).to.deep.equal(['value must have required property "a"'])
+    })
+
+    it('compiles two distinct schemas that share an $id', () => {
+      const first = { $id: 'https://example.test/s', type: 'string' }
+      const second = { $id: 'https://example.test/s', type: 'number' }
+      expect(jsonViolations(first, 1)).to.deep.equal(['value must be string'])
+      expect(jsonViolations(second, 1)).to.deep.equal([])
+    })
+
+    it('throws a TypeError naming ajv\'s complaint for a schema ajv rejects', () => {
+      const error = caught(() => jsonViolations({ type: 'strin' }, 1))
+      expect(error).to.be.instanceOf(TypeError)
+      expect((error as Error).message).to.match(/^invalid JSON schema: data\/type must be equal to one of the allowed values/)
+    })
+
+    it('throws a TypeError for an unresolvable $ref', () => {
+      expect(() => jsonViolations({ $ref: '#/definitions/missing' }, 1)).to.throw(
+        TypeError,
+        "invalid JSON schema: can't resolve reference #/definitions/missing from id #",
+      )
+    })
+
+    it('rejects an async schema instead of returning a promise', () => {
+      expect(() => jsonViolations({ $async: true, type: 'object' }, {})).to.throw(
+        TypeError,
+        'invalid JSON schema: async schemas are not supported',
+      )
+    })
+  })
+})
+
+describe('formatInvalidArguments', () => {
+  it('joins violations after the pinned prefix', () => {
+    expect(formatInvalidArguments(['value.a must be string', 'value must have required property "b"'])).to.equal(
+      'invalid arguments: value.a must be string; value must have required property "b"',
+    )
+  })
+
+  it('formats a single violation', () => {
+    expect(formatInvalidArguments(['value must be object'])).to.equal('invalid arguments: value must be object')
+  })
+})
+
+describe('toFrozenJson', () => {
+  it('copies JSON data into an equal value', () => {
+    const input = { a: [1, 'two', null, true, { b: [] }], c: {} }
+    expect(toFrozenJson(input)).to.deep.equal(input)
+  })
+
+  it('returns a copy, not the input', () => {
+    const input = { a: [1] }
+    const copy = toFrozenJson(input) as Dict
+    expect(copy).not.to.equal(input)
+    expect(copy.a).not.to.equal(input.a)
+  })
+
+  it('freezes every level of the copy', () => {
+    const copy = toFrozenJson({ a: { b: [{ c: 1 }] } }) as { a: { b: { c: number }[] } }
+    expect(Object.isFrozen(copy)).to.equal(true)
+    expect(Object.isFrozen(copy.a)).to.equal(true)
+    expect(Object.isFrozen(copy.a.b)).to.equal(true)
+    expect(Object.isFrozen(copy.a.b[0])).to.equal(true)
+  })
+
+  it('returns scalars unchanged', () => {
+    expect([toFrozenJson('s'), toFrozenJson(1.5), toFrozenJson(false), toFrozenJson(null)]).to.deep.equal([
+      's',
+      1.5,
+      false,
+      null,
+    ])
+  })
+
+  it('turns negative zero into zero', () => {
+    expect(Object.is(toFrozenJson(-0), 0)).to.equal(true)
+  })
+
+  it('keeps __proto__ and constructor as own data keys with plain prototypes', () => {
+    const copy = toFrozenJson(JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}}')) as Dict
+    expect(Object.keys(copy)).to.deep.equal(['__proto__', 'constructor'])
+    expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).to.deep.equal({ polluted: true })
+    expect(Object.hasOwn(Object.prototype, 'polluted')).to.equal(false)
+    expect(({} as Dict).polluted).to.equal(undefined)
+  })
+
+  it('keeps a __proto__ key when the copy goes through JSON text', () => {
+    const copy = toFrozenJson(JSON.parse('{"__proto__": {"a": 1}}'))
+    expect(JSON.stringify(copy)).to.equal('{"__proto__":{"a":1}}')
+  })
+
+  it('keeps the key order of the input', () => {
+    expect(Object.keys(toFrozenJson({ z: 1, a: { q: 1 }, m: 2 }) as Dict)).to.deep.equal(['z', 'a', 'm'])
+  })
+
+  it('copies a null-prototype object into a plain one', () => {
+    const copy = toFrozenJson(Object.assign(Object.create(null), { a: 1 }))
+    expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype)
+  })
+
+  it('keeps a shared subtree shared', () => {
+    const shared = { x: 1 }
+    const copy = toFrozenJson({ a: shared, b: [shared] }) as { a: unknown; b: unknown[] }
+    expect(copy.a).to.equal(copy.b[0])
+  })
+
+  it('copies 10,000 levels of nesting without overflowing the stack', () => {
+    let value: unknown = 'leaf'
+    for (let i = 0; i < 10_000; i++) value = { next: [value] }
+    let copy = toFrozenJson(value)
+    let levels = 0
+    while (typeof copy === 'object' && copy !== null && !Array.isArray(copy)) {
+      copy = (copy.next as unknown[])[0] as typeof copy
+      levels++
+    }
+    expect([levels, copy]).to.deep.equal([10_000, 'leaf'])
+  })
+
+  const nonJson: [string, unknown, string][] = [
+    ['a function at the root', () => 1, 'value is not JSON data (function)'],
+    ['undefined at the root', undefined, 'value is not JSON data (undefined)'],
+    ['a nested function', { a: [1, () => 1] }, 'value.a[1] is not JSON data (function)'],
+    ['an undefined property', { 'a b': undefined }, 'value["a b"] is not JSON data (undefined)'],
+    ['a symbol', { s: Symbol('s') }, 'value.s is not JSON data (symbol)'],
+    ['a bigint', [1n], 'value[0] is not JSON data (bigint)'],
+    ['NaN', { n: Number.NaN }, 'value.n is not JSON data (non-finite number)'],
+    ['Infinity', [Number.NEGATIVE_INFINITY], 'value[0] is not JSON data (non-finite number)'],
+    ['a Date', { when: new Date(0) }, 'value.when is not JSON data (non-plain object)'],
+    ['a Map at the root', new Map(), 'value is not JSON data (non-plain object)'],
+    ['a sparse array hole', withHole(), 'value[1] is not JSON data (undefined)'],
+  ]
+  for (const [title, input, message] of nonJson) {
+    it(`throws a TypeError for ${title}`, () => {
+      expect(() => toFrozenJson(input)).to.throw(TypeError, message)
+    })
+  }
+
+  it('throws a TypeError naming where a cycle closes', () => {
+    const cycle: Dict = {}
+    cycle.a = { b: [cycle] }
+    expect(() => toFrozenJson(cycle)).to.throw(TypeError, 'value.a.b[0] is not JSON data (circular reference)')
+  })
+})

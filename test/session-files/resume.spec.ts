@@ -1,0 +1,106 @@
+import { readdir } from 'node:fs/promises'
+import { expect } from 'chai'
+import { SubagentError } from '../../lib/errors.ts'
+import type { Agent } from '../../lib/types.ts'
+import { SessionFileError } from '../../plugins/session-files/index.ts'
+import { createFilesHost, expectedLines, type FilesHost, scriptedOptions } from './fixture.ts'
+
+/** Runs one turn on a new agent of `host` and disposes it; returns what its file should hold. */
+async function storeOneTurn(host: FilesHost): Promise<{ agent: Agent; lines: unknown[] }> {
+  const handle = await host.root.agents.create({ agentOptions: scriptedOptions, header: { cwd: '/work' } })
+  host.scripted.push({ text: 'hi there' })
+  handle.agent.followup('hello')
+  await handle.agent.whenIdle()
+  const lines = expectedLines(handle.agent)
+  await handle.dispose()
+  await host.files.flush()
+  return { agent: handle.agent, lines }
+}
+
+describe('agents.resume with SessionFiles', () => {
+  let first: FilesHost
+  let host: FilesHost
+
+  beforeEach(async () => {
+    first = await createFilesHost()
+    host = await createFilesHost(first.dir)
+  })
+
+  afterEach(async () => {
+    await host.close()
+    await first.close()
+  })
+
+  it('publishes the stored agent with the same id, header and events', async () => {
+    const { agent: stored } = await storeOneTurn(first)
+    const handle = await host.root.agents.resume(stored.id, { agentOptions: scriptedOptions })
+    expect(handle.agent.id).to.equal(stored.id)
+    expect(host.root.agents.get(stored.id)).to.equal(handle.agent)
+    expect(host.root.sessions.get(stored.id)).to.equal(handle.agent.session)
+    expect(handle.agent.session.header).to.deep.equal(stored.session.header)
+    expect(handle.agent.session.events).to.deep.equal(stored.session.events)
+    await handle.dispose()
+    await host.expectClean()
+  })
+
+  it('runs another turn on the resumed agent with its history and appends it to the same file', async () => {
+    const { agent: stored } = await storeOneTurn(first)
+    const handle = await host.root.agents.resume(stored.id, { agentOptions: scriptedOptions })
+    host.scripted.push({ text: 'second answer' })
+    handle.agent.followup('second question')
+    await handle.agent.whenIdle()
+    const messages = host.scripted.requests.at(-1)!.messages
+    expect(messages.map((message) => message.content)).to.deep.equal([
+      [{ type: 'text', text: 'hello' }],
+      [{ type: 'text', text: 'hi there' }],
+      [{ type: 'text', text: 'second question' }],
+    ])
+    await host.files.flush()
+    expect(await host.lines(stored.id)).to.deep.equal(expectedLines(handle.agent))
+    expect(handle.agent.session.events.filter((event) => event.type === 'turn/end')).to.have.length(2)
+    await handle.dispose()
+    await host.expectClean()
+  })
+
+  it('resumes an agent in the same process that disposed it', async () => {
+    // the shared invariants flag any re-publication after agent/disposed, a resume included, so
+    // this scenario checks the leaks by hand
+    first.invariants.dispose()
+    const baseline = first.snapshot()
+    const { agent: stored } = await storeOneTurn(first)
+    const handle = await first.root.agents.resume(stored.id, { agentOptions: scriptedOptions })
+    first.scripted.push({ text: 'again' })
+    handle.agent.followup('once more')
+    await handle.agent.whenIdle()
+    await handle.dispose()
+    await first.files.flush()
+    expect(await first.lines(stored.id)).to.deep.equal(expectedLines(handle.agent))
+    expect(first.snapshot()).to.deep.equal(baseline)
+    expect(first.files.tracked()).to.deep.equal([])
+  })
+
+  it('rejects a session with no file and leaves no trace', async () => {
+    const error = await host.root.agents.resume('missing').then(
+      () => expect.fail('resume fulfilled'),
+      (reason: unknown) => reason,
+    )
+    expect(error).to.be.instanceOf(SessionFileError)
+    expect((error as SessionFileError).message).to.equal('session file "missing" not found')
+    expect((error as SessionFileError).code).to.equal('SESSION_FILE')
+    expect(await readdir(host.dir)).to.deep.equal([])
+    await host.expectClean()
+  })
+
+  for (const id of ['../escape', 'a/b', 'a\\b', '..', '.', 'a\u0000b', 'x'.repeat(201)]) {
+    it(`rejects the unsafe id ${JSON.stringify(id.length > 20 ? `${id.slice(0, 8)}…` : id)} with a clear error`, async () => {
+      const error = await host.root.agents.resume(id).then(
+        () => expect.fail('resume fulfilled'),
+        (reason: unknown) => reason,
+      )
+      expect(SubagentError.is(error)).to.equal(true)
+      expect((error as SessionFileError).message).to.equal(`session id "${id}" is not a safe file name`)
+      expect((error as SessionFileError).sessionId).to.equal(id)
+      await host.expectClean()
+    })
+  }
+})

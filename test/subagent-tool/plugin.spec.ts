@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs'
+import { expect } from 'chai'
+import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import SubagentTool, { TOOL_DESCRIPTION, TOOL_PARAMETERS } from '../../plugins/subagent-tool/index.ts'
+import { createHost } from '../support/harness.ts'
+import { installInvariants } from '../support/invariants.ts'
+import { createFixture, delegate, textOf } from './fixture.ts'
+
+async function driverHost() {
+  const host = await createHost()
+  await host.root.plugin(InProcessRun)
+  return host
+}
+
+describe('SubagentTool plugin', () => {
+  it('shows the parent model the tool with its description and parameter schema', async () => {
+    const fixture = await createFixture()
+    await delegate(fixture, { prompt: 'task' }, { text: 'done' })
+    expect(fixture.host.scripted.requests[0]!.tools).to.deep.equal([
+      { name: 'subagent', description: TOOL_DESCRIPTION, parameters: TOOL_PARAMETERS },
+    ])
+    await fixture.close()
+  })
+
+  it('uses the configured description instead of the default one', async () => {
+    const fixture = await createFixture({ tool: { description: 'Hand a task to a helper.' } })
+    expect(fixture.host.root.tools.get('subagent')?.description).to.equal('Hand a task to a helper.')
+    await fixture.close()
+  })
+
+  it('keeps the default description when the configured one is empty', async () => {
+    const fixture = await createFixture({ tool: { description: '' } })
+    expect(fixture.host.root.tools.get('subagent')?.description).to.equal(TOOL_DESCRIPTION)
+    await fixture.close()
+  })
+
+  it('quotes its exact description and parameter schema in the README', () => {
+    const readme = readFileSync(new URL('../../plugins/subagent-tool/README.md', import.meta.url), 'utf8')
+    expect(readme).to.include(`> ${TOOL_DESCRIPTION}\n`)
+    const schema = /Parameters \(`TOOL_PARAMETERS`\):\n```json\n([\s\S]*?)\n```/.exec(readme)?.[1]
+    expect(JSON.parse(schema ?? 'null')).to.deep.equal(TOOL_PARAMETERS)
+  })
+
+  it('removes the tool when unloaded', async () => {
+    const host = await driverHost()
+    const baseline = host.snapshot()
+    const fiber = host.root.plugin(SubagentTool)
+    await fiber
+    expect(host.root.tools.get('subagent')).to.not.equal(undefined)
+    await fiber.dispose()
+    expect(host.root.tools.get('subagent')).to.equal(undefined)
+    expect(host.snapshot()).to.deep.equal(baseline)
+  })
+
+  it('registers the tool again with the new settings on a config update', async () => {
+    const host = await driverHost()
+    const fiber = host.root.plugin(SubagentTool)
+    await fiber
+    fiber.update({ description: 'Updated description.' } as SubagentTool.Config)
+    await fiber
+    expect(host.root.tools.get('subagent')?.description).to.equal('Updated description.')
+    await fiber.dispose()
+  })
+
+  it('rejects a negative maxDepth in its config', async () => {
+    const host = await driverHost()
+    const fiber = host.root.plugin(SubagentTool, { maxDepth: -1 } as SubagentTool.Config)
+    const error = await fiber.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    )
+    expect(error).to.be.an('error')
+    expect(host.root.tools.get('subagent')).to.equal(undefined)
+  })
+
+  it('finishes a call in flight when the plugin is unloaded during it', async () => {
+    const host = await driverHost()
+    const invariants = installInvariants(host.root)
+    const baseline = host.snapshot()
+    const fiber = host.root.plugin(SubagentTool)
+    await fiber
+    const handle = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
+    const parent = handle.agent
+    let unloaded: Promise<void> | undefined
+    let text: string | undefined
+    parent.ctx.on('tools/result', (exec, result) => {
+      if (exec.name === 'subagent') text = textOf(result)
+    })
+    host.scripted.push(
+      { toolCalls: [{ name: 'subagent', arguments: { prompt: 'task' } }] },
+      () => {
+        unloaded = fiber.dispose()
+        return { text: 'child done' }
+      },
+      { text: 'parent done' },
+    )
+    parent.followup('delegate please')
+    await parent.whenIdle()
+    await unloaded
+    expect(text).to.equal('child done')
+    expect(host.scripted.requests[2]!).to.not.have.property('tools')
+    await handle.dispose()
+    invariants.check()
+    expect(host.snapshot()).to.deep.equal(baseline)
+    invariants.dispose()
+  })
+})

@@ -1,0 +1,77 @@
+import { expect } from 'chai'
+import { createFixture, delegate, hasStructuredOutput, textOf } from './fixture.ts'
+
+describe('subagent tool: start errors', () => {
+  it('reports the depth cap of DepthPolicy for a parent already at it', async () => {
+    const fixture = await createFixture({ depthPolicy: { maxDepth: 1 }, parent: { subagentDepth: 1 } })
+    const { result, agentsAtResult } = await delegate(fixture, { prompt: 'task' })
+    expect(result.code).to.equal('DEPTH_EXCEEDED')
+    expect(textOf(result)).to.equal('Error: subagent depth 2 exceeds maxDepth 1')
+    expect(agentsAtResult).to.deep.equal([fixture.parent.id])
+    await fixture.close()
+  })
+
+  it('applies the configured maxDepth to every call', async () => {
+    const fixture = await createFixture({ tool: { maxDepth: 0 } })
+    const { result } = await delegate(fixture, { prompt: 'task' })
+    expect(textOf(result)).to.equal('Error: subagent depth 1 exceeds maxDepth 0')
+    await fixture.close()
+  })
+
+  it('reports an allowed tool name that no global tool has', async () => {
+    const fixture = await createFixture()
+    const { result, agentsAtResult } = await delegate(fixture, { prompt: 'task', tools: { allow: ['nope'] } })
+    expect(result.code).to.equal('UNKNOWN_TOOL')
+    expect(textOf(result)).to.equal('Error: unknown global tool "nope"')
+    expect(agentsAtResult).to.deep.equal([fixture.parent.id])
+    await fixture.close()
+  })
+
+  it('reports an output schema when no plugin serves structured output', async () => {
+    const fixture = await createFixture()
+    const { result } = await delegate(fixture, { prompt: 'task', output_schema: { type: 'object' } })
+    expect(result.code).to.equal('UNSUPPORTED_CAPABILITY')
+    expect(textOf(result)).to.equal('Error: subagent runtime does not support the "outputSchema" capability')
+    await fixture.close()
+  })
+
+  it('reports an output schema outside the supported subset', async function () {
+    if (!hasStructuredOutput) this.skip()
+    const fixture = await createFixture({ structuredOutput: true })
+    const { result } = await delegate(fixture, { prompt: 'task', output_schema: { type: 'object', minProperties: 1 } })
+    expect(result.code).to.equal('UNSUPPORTED_SCHEMA')
+    // the violation wording belongs to lib/schema-subset.ts; SPEC pins the prefix
+    expect(textOf(result)).to.match(/^Error: unsupported JSON schema: .*"minProperties"/)
+    await fixture.close()
+  })
+
+  it('rejects arguments outside its parameter schema before starting anything', async () => {
+    const fixture = await createFixture()
+    const { result } = await delegate(fixture, { prompt: 'task', depth: 3 })
+    expect(result.code).to.equal('INVALID_ARGS')
+    expect(textOf(result)).to.equal('Error: invalid arguments: value must NOT have additional property "depth"')
+    await fixture.close()
+  })
+
+  it('needs a calling agent', async () => {
+    const fixture = await createFixture()
+    const result = await fixture.host.root.tools.execute({ name: 'subagent', arguments: { prompt: 'task' } })
+    expect(result.code).to.equal('NO_CALLING_AGENT')
+    expect(textOf(result)).to.equal('Error: the subagent tool needs a calling agent')
+    await fixture.close()
+  })
+
+  it('reports a call whose signal aborted before the child was published', async () => {
+    const fixture = await createFixture()
+    const controller = new AbortController()
+    controller.abort()
+    const result = await fixture.host.root.tools.execute({
+      name: 'subagent',
+      arguments: { prompt: 'task' },
+      agent: fixture.parent,
+      signal: controller.signal,
+    })
+    expect(textOf(result)).to.equal('Error: subagent request was aborted before child publication')
+    await fixture.close()
+  })
+})
