@@ -12,10 +12,7 @@ export function childOptions(plan: StartPlan): AgentOptions {
   const options: AgentOptions = {}
   for (const key of inherited) if (parent[key] !== undefined) (options as Record<string, unknown>)[key] = parent[key]
   const overrides = plan.request.agentOptions
-  if (overrides !== undefined) {
-    if (typeof overrides !== 'object' || overrides === null) throw new TypeError('subagent agentOptions must be an object')
-    Object.assign(options, overrides)
-  }
+  if (overrides !== undefined) Object.assign(options, overrides)
   options.subagentDepth = plan.childDepth
   return options
 }
@@ -46,12 +43,6 @@ export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean
  */
 export function applyRequestScope(child: Agent, plan: StartPlan): void {
   const { persona, toolFilter } = plan.request
-  if (persona !== undefined) {
-    if (typeof persona !== 'string') throw new TypeError('subagent persona must be a string')
-    child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
-  }
-  if (toolFilter !== undefined) {
-    if (typeof toolFilter !== 'object' || toolFilter === null) throw new TypeError('subagent toolFilter must be an object')
-    child.ctx.tools.restrict(toolFilter)
-  }
+  if (persona !== undefined) child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
+  if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
 }

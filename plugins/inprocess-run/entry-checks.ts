@@ -49,6 +49,23 @@ function assertRequestShape(request: SubagentStartRequest): void {
   if (typeof prompt !== 'string' && !Array.isArray(prompt)) {
     throw new TypeError('subagent request prompt must be a string or an array of content blocks')
   }
+  const { label, persona, agentOptions, toolFilter } = request
+  if (label !== undefined && typeof label !== 'string') throw new TypeError('subagent request label must be a string')
+  if (persona !== undefined && typeof persona !== 'string') throw new TypeError('subagent request persona must be a string')
+  if (agentOptions !== undefined && (typeof agentOptions !== 'object' || agentOptions === null || Array.isArray(agentOptions))) {
+    throw new TypeError('subagent request agentOptions must be an object')
+  }
+  if (toolFilter !== undefined) {
+    if (typeof toolFilter !== 'object' || toolFilter === null || Array.isArray(toolFilter)) {
+      throw new TypeError('subagent request toolFilter must be an object')
+    }
+    for (const key of ['allow', 'deny'] as const) {
+      const names = toolFilter[key]
+      if (names !== undefined && (!Array.isArray(names) || names.some((name) => typeof name !== 'string'))) {
+        throw new TypeError(`subagent request toolFilter.${key} must be an array of tool names`)
+      }
+    }
+  }
 }
 
 /** Steps 1–4: shape, `maxDepth`, signal, parent and child depth. Throws the spec's errors. */

@@ -159,3 +159,25 @@ describe('InProcessRun entry checks (SPEC §2.1)', () => {
     expect(host.snapshot()).to.deep.equal(base)
   })
 })
+
+describe('InProcessRun request shape', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a parent that is not an agent', { parent: {} }, 'subagent request parent must be an agent'],
+    ['a prompt that is neither text nor blocks', { prompt: 42 }, 'subagent request prompt must be a string or an array of content blocks'],
+    ['a non-string persona', { persona: 7 }, 'subagent request persona must be a string'],
+    ['a non-string label', { label: {} }, 'subagent request label must be a string'],
+    ['agentOptions that are not an object', { agentOptions: 'fast' }, 'subagent request agentOptions must be an object'],
+    ['a tool filter that is not an object', { toolFilter: ['read'] }, 'subagent request toolFilter must be an object'],
+    ['a tool filter with non-string names', { toolFilter: { deny: [1] } }, 'subagent request toolFilter.deny must be an array of tool names'],
+  ]
+  for (const [what, field, message] of cases) {
+    it(`rejects ${what} before creating anything`, async () => {
+      const host = await createDriverHost()
+      const base = host.snapshot()
+      const error = await rejection(host.root.inprocessRun.spawn({ ...host.request(), ...field } as never))
+      expect(error).to.be.instanceOf(TypeError)
+      expect(error.message).to.equal(message)
+      expect(host.snapshot()).to.deep.equal(base)
+    })
+  }
+})

@@ -1,0 +1,25 @@
+/**
+ * subagent-inprocess: in-process subagents for agent hosts on cordis. Every plugin, public type
+ * and error is re-exported here (SPEC §7).
+ */
+
+export { DepthPolicy } from './plugins/depth-policy/index.ts'
+export { Agents, Host, Models, Sessions, SystemPrompt, Tools } from './plugins/host/index.ts'
+export type { AssembledPrompt, CreateOptions, PreStepDecision, StoredSession } from './plugins/host/index.ts'
+export { abortedBeforePublication, InProcessRun } from './plugins/inprocess-run/index.ts'
+export { createOpenAIAdapter, ModelRequestError, OpenAIModel } from './plugins/openai-model/index.ts'
+export type { OpenAIAdapterOptions } from './plugins/openai-model/index.ts'
+export { exhaustedMessage, ScriptedModel } from './plugins/scripted-model/index.ts'
+export type { ScriptedResponse, ScriptedToolCall, ScriptEntry } from './plugins/scripted-model/index.ts'
+export { SessionFileError, SessionFiles } from './plugins/session-files/index.ts'
+export { StructuredOutput } from './plugins/structured-output/index.ts'
+export { SubagentTool } from './plugins/subagent-tool/index.ts'
+
+export {
+  SubagentDepthError,
+  SubagentError,
+  UnsupportedCapabilityError,
+  UnsupportedSchemaError,
+} from './lib/errors.ts'
+export type { ErrorCode } from './lib/errors.ts'
+export type * from './lib/types.ts'
