@@ -250,13 +250,17 @@ export class Agents extends Service {
     return ctx
   }
 
-  /** Undoes an unpublished agent: its scope and registrations; nothing was published yet. */
+  /** Undoes an unpublished agent: any turn setup started, its scope and registrations. */
   private async rollback(record: AgentRecord): Promise<void> {
-    record.agent.closed = true
+    const { agent } = record
+    agent.closed = true
     const release = record.release
     record.release = undefined
     release?.()
-    const scope = record.agent[kScope]
+    // a turn that setup started is part of what the failed create made
+    agent.cancel({ kind: 'disposed' })
+    await agent.whenIdle()
+    const scope = agent[kScope]
     try {
       if (scope?.fiber) await scope.fiber.dispose()
     } finally {

@@ -1,0 +1,358 @@
+import { getEventListeners } from 'node:events'
+import { expect } from 'chai'
+import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
+import { rejectionOf, scene } from './scene.ts'
+
+const tool = { name: 'probe', description: 'probe', parameters: { type: 'object' }, execute: () => 'ok' }
+
+/** A promise with its resolve function, for steering setup from the test. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void
+  const promise = new Promise<void>((resolve) => (open = resolve))
+  return { promise, open }
+}
+
+describe('agents.create: an already-aborted signal (SPEC §1.3 step 1)', () => {
+  it('rejects with the reason when it is an Error, without running setup', async () => {
+    const s = await scene()
+    const reason = new Error('stop before start')
+    const setup = () => expect.fail('setup ran')
+    const error = await rejectionOf(s.create({ signal: AbortSignal.abort(reason), setup }))
+    expect(error).to.equal(reason)
+    await s.end()
+  })
+
+  it('rejects with `agent "<id>" creation aborted` and the reason as cause otherwise', async () => {
+    const s = await scene()
+    const error = await rejectionOf(s.create({ sessionId: 'a1', signal: AbortSignal.abort('user left') }))
+    expect(error.message).to.equal('agent "a1" creation aborted')
+    expect(error.cause).to.equal('user left')
+    expect(error.code).to.equal('CREATION_ABORTED')
+    await s.end()
+  })
+
+  it('emits nothing and publishes nothing', async () => {
+    const s = await scene()
+    const created: Agent[] = []
+    s.on('agent/created', (agent: Agent) => {
+      created.push(agent)
+    })
+    await rejectionOf(s.create({ sessionId: 'a1', signal: AbortSignal.abort() }))
+    expect(created).to.deep.equal([])
+    expect(s.root.agents.get('a1')).to.equal(undefined)
+    await s.end()
+  })
+})
+
+describe('agents.create: the unpublished setup window (SPEC §1.3 steps 2–3)', () => {
+  it('keeps the agent and its session out of get and list while setup runs', async () => {
+    const s = await scene()
+    const seen: unknown[] = []
+    await s.create({
+      sessionId: 'hidden',
+      setup: () => {
+        seen.push(s.root.agents.get('hidden'), s.root.agents.list().length, s.root.sessions.get('hidden'), s.root.sessions.list().length)
+      },
+    })
+    expect(seen).to.deep.equal([undefined, 0, undefined, 0])
+    await s.end()
+  })
+
+  it('emits neither agent/created nor session/event during setup, even for appends', async () => {
+    const s = await scene()
+    const heard: string[] = []
+    s.on('agent/created', () => {
+      heard.push('agent/created')
+    })
+    s.on('session/event', (_session: Session, event: SessionEvent) => {
+      heard.push(`session/event ${event.type}`)
+    })
+    await s.create({
+      setup: (agent) => {
+        agent.session.append('note', { during: 'setup' })
+        heard.push('setup done')
+      },
+    })
+    expect(heard).to.deep.equal(['setup done', 'agent/created'])
+    await s.end()
+  })
+
+  it('keeps what setup appended and registered once published', async () => {
+    const s = await scene()
+    const { agent } = await s.create({
+      setup: (agent) => {
+        agent.session.append('note', { during: 'setup' })
+        agent.ctx.tools.register(tool)
+      },
+    })
+    expect(agent.session.events.map((event) => event.type)).to.deep.equal(['note'])
+    expect(s.root.tools.get('probe', agent)?.name).to.equal('probe')
+    await s.end()
+  })
+
+  it('awaits an async setup before publishing', async () => {
+    const s = await scene()
+    const step = gate()
+    let isPublished = false
+    const created = s.create({ sessionId: 'slow', setup: () => step.promise })
+    created.then(() => (isPublished = true))
+    await Promise.resolve()
+    expect(s.root.agents.get('slow')).to.equal(undefined)
+    step.open()
+    await created
+    expect(isPublished).to.equal(true)
+    expect(s.root.agents.get('slow')).to.not.equal(undefined)
+    await s.end()
+  })
+})
+
+describe('agents.create: an abort during setup (SPEC §1.3 step 3)', () => {
+  it('rejects with the reason when it is an Error, without waiting for setup', async () => {
+    const s = await scene()
+    const controller = new AbortController()
+    const reason = new Error('parent gave up')
+    const created = s.create({
+      signal: controller.signal,
+      setup: () => {
+        controller.abort(reason)
+        return new Promise<void>(() => {})
+      },
+    })
+    expect(await rejectionOf(created)).to.equal(reason)
+    await s.end()
+  })
+
+  it('rejects with `agent "<id>" creation aborted` and the reason as cause for a non-Error reason', async () => {
+    const s = await scene()
+    const controller = new AbortController()
+    const created = s.create({
+      sessionId: 'c1',
+      signal: controller.signal,
+      setup: () => {
+        controller.abort({ why: 'timeout' })
+        return new Promise<void>(() => {})
+      },
+    })
+    const error = await rejectionOf(created)
+    expect(error.message).to.equal('agent "c1" creation aborted')
+    expect(error.cause).to.deep.equal({ why: 'timeout' })
+    await s.end()
+  })
+
+  it('rejects when the signal aborts as setup finishes', async () => {
+    const s = await scene()
+    const controller = new AbortController()
+    const created = s.create({
+      sessionId: 'c2',
+      signal: controller.signal,
+      setup: () => {
+        controller.abort('late')
+      },
+    })
+    expect((await rejectionOf(created)).message).to.equal('agent "c2" creation aborted')
+    expect(s.root.agents.get('c2')).to.equal(undefined)
+    await s.end()
+  })
+
+  it('tears down what setup registered before rejecting', async () => {
+    const s = await scene()
+    const controller = new AbortController()
+    const order: string[] = []
+    let child!: Agent
+    const created = s.create({
+      signal: controller.signal,
+      setup: (agent) => {
+        child = agent
+        agent.ctx.tools.register(tool)
+        agent.ctx.effect(() => () => order.push('scope unwound'))
+        controller.abort(new Error('abort'))
+        return new Promise<void>(() => {})
+      },
+    })
+    await created.catch(() => order.push('rejected'))
+    expect(order).to.deep.equal(['scope unwound', 'rejected'])
+    expect(s.root.tools.get('probe', child)).to.equal(undefined)
+    await s.end()
+  })
+})
+
+describe('agents.create: a failing setup (SPEC §1.3)', () => {
+  it('rejects with the error setup threw', async () => {
+    const s = await scene()
+    const failure = new Error('setup broke')
+    expect(
+      await rejectionOf(
+        s.create({
+          setup: () => {
+            throw failure
+          },
+        }),
+      ),
+    ).to.equal(failure)
+    await s.end()
+  })
+
+  it('rejects with the error an async setup rejected with', async () => {
+    const s = await scene()
+    const failure = new Error('async setup broke')
+    expect(await rejectionOf(s.create({ setup: async () => Promise.reject(failure) }))).to.equal(failure)
+    await s.end()
+  })
+
+  it('tears down scoped tools, sections, listeners and the scope before rejecting', async () => {
+    const s = await scene()
+    const order: string[] = []
+    let child!: Agent
+    const created = s.create({
+      sessionId: 'broken',
+      setup: (agent) => {
+        child = agent
+        agent.ctx.tools.register(tool)
+        agent.ctx.systemPrompt.section({ name: 'extra', order: 5, text: 'scoped text' })
+        agent.ctx.on('tools/result', () => {})
+        agent.ctx.effect(() => () => order.push('scope unwound'))
+        throw new Error('setup broke')
+      },
+    })
+    await created.catch(() => {
+      order.push('rejected')
+      order.push(`tool ${s.root.tools.get('probe', child) ? 'alive' : 'gone'}`)
+      order.push(`section ${s.root.systemPrompt.assemble(child).text.includes('scoped text') ? 'alive' : 'gone'}`)
+      order.push(`fibers ${s.snapshot().fibers === s.baseline.fibers ? 'at baseline' : 'leaked'}`)
+    })
+    expect(order).to.deep.equal(['scope unwound', 'rejected', 'tool gone', 'section gone', 'fibers at baseline'])
+    expect(s.root.sessions.get('broken')).to.equal(undefined)
+    await s.end()
+  })
+
+  it('ends a turn that setup started before rejecting', async () => {
+    const s = await scene()
+    s.scripted.push('hang')
+    let child!: Agent
+    const created = s.create({
+      setup: (agent) => {
+        child = agent
+        agent.followup('started too early')
+        throw new Error('setup broke')
+      },
+    })
+    await created.catch(() => {})
+    expect(child.status).to.equal('idle')
+    expect(s.scripted.requests[0].signal.aborted).to.equal(true)
+    expect(child.session.events.at(-1)?.data).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
+    await s.end()
+  })
+
+  it('leaves the id free for a later create', async () => {
+    const s = await scene()
+    await rejectionOf(
+      s.create({
+        sessionId: 'again',
+        setup: () => {
+          throw new Error('first try fails')
+        },
+      }),
+    )
+    const { agent } = await s.create({ sessionId: 'again' })
+    expect(agent.id).to.equal('again')
+    await s.end()
+  })
+})
+
+describe('agents.create: publication (SPEC §1.3 steps 4–5)', () => {
+  it('publishes into sessions and agents, then emits agent/created, then resolves', async () => {
+    const s = await scene()
+    const order: string[] = []
+    s.on('agent/created', (agent: Agent) => {
+      order.push(`agent/created ${s.root.agents.get(agent.id) === agent} ${s.root.sessions.get(agent.id) === agent.session}`)
+    })
+    const handle = await s.create({ sessionId: 'p', setup: () => void order.push('setup') })
+    order.push('resolved')
+    expect(order).to.deep.equal(['setup', 'agent/created true true', 'resolved'])
+    expect(handle.agent.id).to.equal('p')
+    await s.end()
+  })
+
+  it('lets a listener registered during setup hear its own agent/created', async () => {
+    const s = await scene()
+    const heard: string[] = []
+    await s.create({
+      sessionId: 'self',
+      setup: (agent) => {
+        agent.ctx.on('agent/created', (created: Agent) => {
+          heard.push(created.id)
+        })
+      },
+    })
+    expect(heard).to.deep.equal(['self'])
+    await s.end()
+  })
+
+  it('stops listening to the signal once it resolves', async () => {
+    const s = await scene()
+    const controller = new AbortController()
+    const { agent } = await s.create({ signal: controller.signal, setup: () => {} })
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
+    controller.abort(new Error('too late'))
+    expect(s.root.agents.get(agent.id)).to.equal(agent)
+    await s.end()
+  })
+
+  it('rejects an id that is already live', async () => {
+    const s = await scene()
+    await s.create({ sessionId: 'dup' })
+    expect((await rejectionOf(s.create({ sessionId: 'dup' }))).message).to.equal('session "dup" already exists')
+    await s.end()
+  })
+})
+
+describe('agent options (SPEC §1.3)', () => {
+  for (const [label, value] of [
+    ['0', 0],
+    ['-1', -1],
+    ['1.5', 1.5],
+    ['NaN', Number.NaN],
+    ['2 ** 53', 2 ** 53],
+    ["'100'", '100'],
+  ] as const) {
+    it(`rejects maxTokens ${label} with a clear error and no trace`, async () => {
+      const s = await scene()
+      const error = await rejectionOf(s.create({ sessionId: 'm', agentOptions: { maxTokens: value as number } }))
+      expect(error.message).to.equal('agent option maxTokens must be a positive safe integer')
+      expect(error.code).to.equal('INVALID_OPTIONS')
+      expect(s.root.agents.get('m')).to.equal(undefined)
+      await s.end()
+    })
+  }
+
+  it('freezes a copy of the options', async () => {
+    const s = await scene()
+    const agentOptions = { maxTokens: 64, custom: 'kept' }
+    const { agent } = await s.create({ agentOptions })
+    agentOptions.maxTokens = 1
+    expect(agent.options).to.deep.equal({ provider: 'scripted', model: 'test', maxTokens: 64, custom: 'kept' })
+    expect(Object.isFrozen(agent.options)).to.equal(true)
+    await s.end()
+  })
+})
+
+describe('agent.ctx (SPEC §1.3)', () => {
+  it('costs no fiber until first accessed', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push({ text: 'hi' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    expect(s.snapshot().fibers).to.equal(s.baseline.fibers)
+    void agent.ctx
+    expect(s.snapshot().fibers).to.equal(s.baseline.fibers + 1)
+    await s.end()
+  })
+
+  it('returns the same context on every access', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    expect(agent.ctx).to.equal(agent.ctx)
+    await s.end()
+  })
+})

@@ -1,0 +1,101 @@
+import { expect } from 'chai'
+import { Context } from 'cordis'
+import type { Agent, Session, SessionEvent, ToolExecution, ToolResult } from '../../lib/types.ts'
+import { Host } from '../../plugins/host/index.ts'
+import { installInvariants } from '../support/invariants.ts'
+import '../support/unhandled.ts'
+
+/** A stand-in session whose events the test emits by hand, as a broken host would. */
+function fakeSession(id: string, types: string[]): { session: Session; events: SessionEvent[] } {
+  const events = types.map((type, seq) => Object.freeze({ seq, type, data: type.startsWith('turn/') ? { turn: 1 } : {} }))
+  const session = { id, header: { id, createdAt: 0 }, events, append: () => expect.fail('not appendable') } as unknown as Session
+  return { session, events }
+}
+
+function failureOf(check: () => void): string {
+  try {
+    check()
+  } catch (error) {
+    return (error as Error).message
+  }
+  return expect.fail('expected the invariant check to fail')
+}
+
+async function host(): Promise<Context> {
+  const root = new Context()
+  await root.plugin(Host, { maxSteps: 8 })
+  return root
+}
+
+describe('test/support/invariants.ts', () => {
+  it('passes a well-behaved sequence', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const { session, events } = fakeSession('s', ['turn/start', 'user/message', 'turn/end'])
+    for (const event of events) root.emit('session/event', session, event)
+    invariants.check()
+    invariants.dispose()
+  })
+
+  it('names a session whose seq jumps', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const { session, events } = fakeSession('s', ['note', 'note', 'note'])
+    root.emit('session/event', session, events[0])
+    root.emit('session/event', session, events[2])
+    expect(failureOf(() => invariants.check())).to.contain('session "s" jumped from seq 0 to seq 2')
+    invariants.dispose()
+  })
+
+  it('names a turn/end that has no turn/start', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const { session, events } = fakeSession('s', ['turn/end'])
+    root.emit('session/event', session, events[0])
+    expect(failureOf(() => invariants.check())).to.contain('session "s" ended turn 1, which was not the open turn')
+    invariants.dispose()
+  })
+
+  it('names an execution reported twice', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const exec = { token: Symbol('x'), callId: 'c1', name: 'x', args: {}, signal: new AbortController().signal } as ToolExecution
+    const result: ToolResult = { isError: false, content: [] }
+    root.emit('tools/result', exec, result)
+    root.emit('tools/result', exec, result)
+    expect(failureOf(() => invariants.check())).to.contain('tool "x" (call "c1") reported tools/result more than once')
+    invariants.dispose()
+  })
+
+  it('names a tool/result session event that no tools/result reported', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const { session, events } = fakeSession('s', ['tool/result'])
+    const event = Object.freeze({ ...events[0], data: { callId: 'c9' } })
+    root.emit('session/event', session, event)
+    expect(failureOf(() => invariants.check())).to.contain(
+      'session "s" recorded a tool/result for call "c9" that no tools/result reported',
+    )
+    invariants.dispose()
+  })
+
+  it('names an append after agent/disposed', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const { session, events } = fakeSession('s', ['note'])
+    root.emit('agent/disposed', { id: 's', session: { ...session, events: [] } } as unknown as Agent)
+    root.emit('session/event', session, events[0])
+    expect(failureOf(() => invariants.check())).to.contain('session "s" appended "note" after its agent was disposed')
+    invariants.dispose()
+  })
+
+  it('names an idle agent whose turn never ended', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const handle = await root.agents.create({ sessionId: 'idle' })
+    handle.agent.session.append('turn/start', { turn: 1, trigger: 'message' })
+    expect(failureOf(() => invariants.check())).to.contain('agent "idle" is idle but turn 1 never ended')
+    invariants.dispose()
+    await handle.dispose()
+  })
+})

@@ -1,0 +1,256 @@
+import { expect } from 'chai'
+import type { Session, SessionEvent } from '../../lib/types.ts'
+import { lastOf, rejectionOf, scene } from './scene.ts'
+
+const badIntegers: [string, unknown][] = [
+  ['-1', -1],
+  ['1.5', 1.5],
+  ['NaN', Number.NaN],
+  ['-0', -0],
+  ['2 ** 53', 2 ** 53],
+  ["'1'", '1'],
+]
+
+describe('session headers (SPEC §1.2)', () => {
+  for (const field of ['delegationDepth', 'seedLength'] as const) {
+    for (const [label, value] of badIntegers) {
+      it(`rejects ${field} ${label} where the header is built and leaves no trace`, async () => {
+        const s = await scene()
+        const created = s.create({ sessionId: 'bad', header: { [field]: value as number } })
+        expect((await rejectionOf(created)).message).to.equal(`session header ${field} must be a non-negative safe integer`)
+        expect(s.root.sessions.get('bad')).to.equal(undefined)
+        await s.end()
+      })
+    }
+
+    it(`accepts ${field} 0 and 2 ** 53 - 1`, async () => {
+      const s = await scene()
+      const zero = await s.create({ header: { [field]: 0 } })
+      const max = await s.create({ header: { [field]: Number.MAX_SAFE_INTEGER } })
+      expect(zero.agent.session.header[field]).to.equal(0)
+      expect(max.agent.session.header[field]).to.equal(Number.MAX_SAFE_INTEGER)
+      await s.end()
+    })
+  }
+
+  it('keeps the given fields and freezes the header', async () => {
+    const s = await scene()
+    const { agent } = await s.create({
+      sessionId: 'child',
+      header: { cwd: '/work', parentSession: 'parent', origin: 'subagent', delegationDepth: 2 },
+    })
+    const { header } = agent.session
+    expect(header).to.include({ id: 'child', cwd: '/work', parentSession: 'parent', origin: 'subagent', delegationDepth: 2 })
+    expect(header.createdAt).to.be.a('number')
+    expect(Object.isFrozen(header)).to.equal(true)
+    expect(() => {
+      ;(header as { delegationDepth?: number }).delegationDepth = 0
+    }).to.throw(TypeError)
+    await s.end()
+  })
+})
+
+describe('session events (SPEC §1.2)', () => {
+  it('numbers every event with its index', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ name: 'missing', arguments: '{}' }] }, { text: 'done' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    expect(agent.session.events.length).to.be.greaterThan(6)
+    expect(agent.session.events.map((event) => event.seq)).to.deep.equal(agent.session.events.map((_event, index) => index))
+    await s.end()
+  })
+
+  it('returns the appended event, frozen down to its data', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const event = agent.session.append('note', { nested: { list: [1, 2] } })
+    expect(event).to.equal(agent.session.events.at(-1))
+    expect(event).to.deep.equal({ seq: 0, type: 'note', data: { nested: { list: [1, 2] } } })
+    const data = event.data as { nested: { list: number[] } }
+    expect([Object.isFrozen(event), Object.isFrozen(data), Object.isFrozen(data.nested), Object.isFrozen(data.nested.list)]).to.deep.equal([
+      true,
+      true,
+      true,
+      true,
+    ])
+    await s.end()
+  })
+
+  it('freezes the events the loop writes', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push({ text: 'hi' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const message = agent.session.events.find((event) => event.type === 'assistant/message')!
+    const data = message.data as { content: { text: string }[] }
+    expect(Object.isFrozen(message)).to.equal(true)
+    expect(Object.isFrozen(data.content[0])).to.equal(true)
+    await s.end()
+  })
+})
+
+describe('session/event (SPEC §1.2)', () => {
+  it('is emitted after the append, with the event already in the log', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const seen: { length: number; isLast: boolean }[] = []
+    s.on('session/event', (session: Session, event: SessionEvent) => {
+      seen.push({ length: session.events.length, isLast: session.events.at(-1) === event })
+    })
+    agent.session.append('note', {})
+    expect(seen).to.deep.equal([{ length: 1, isLast: true }])
+    await s.end()
+  })
+
+  it('contains a throwing listener: the append succeeds, later listeners still hear it, the error is logged', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const heard: string[] = []
+    s.on('session/event', () => {
+      throw new Error('listener exploded')
+    })
+    s.on('session/event', (_session: Session, event: SessionEvent) => {
+      heard.push(event.type)
+    })
+    const event = agent.session.append('note', {})
+    expect(agent.session.events).to.deep.equal([event])
+    expect(heard).to.deep.equal(['note'])
+    expect(s.logged().join('\n')).to.contain('listener exploded')
+    await s.end()
+  })
+
+  it('contains a rejecting listener and logs the rejection', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    let rejection!: Promise<void>
+    s.on('session/event', () => {
+      rejection = Promise.reject(new Error('async listener failed'))
+      return rejection
+    })
+    agent.session.append('note', {})
+    expect(agent.session.events).to.have.length(1)
+    // the host attached its handler first, so it has run once ours has
+    await rejection.catch(() => {})
+    expect(s.logged().join('\n')).to.contain('async listener failed')
+    await s.end()
+  })
+
+  it('keeps a throwing listener from breaking a turn', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.on('session/event', () => {
+      throw new Error('noisy observer')
+    })
+    s.scripted.push({ text: 'fine' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
+    await s.end()
+  })
+})
+
+describe('sessions.get / sessions.list (SPEC §1.2)', () => {
+  it('finds a published session by its agent id until the agent is disposed', async () => {
+    const s = await scene()
+    const handle = await s.create({ sessionId: 'a' })
+    expect(s.root.sessions.get('a')).to.equal(handle.agent.session)
+    expect(s.root.sessions.list()).to.deep.equal([handle.agent.session])
+    await handle.dispose()
+    expect(s.root.sessions.get('a')).to.equal(undefined)
+    expect(s.root.sessions.list()).to.deep.equal([])
+    await s.end()
+  })
+})
+
+describe('seeded sessions (SPEC §1.2)', () => {
+  function seedFrom(events: readonly SessionEvent[]): SessionEvent[] {
+    return events.map((event) => ({ seq: event.seq, type: event.type, data: structuredClone(event.data) }))
+  }
+
+  it('starts with the seed and appends a session/end-seed marker', async () => {
+    const s = await scene()
+    const parent = await s.create()
+    s.scripted.push({ text: 'parent answer' })
+    parent.agent.followup('hello')
+    await parent.agent.whenIdle()
+    const seed = seedFrom(parent.agent.session.events)
+    const child = await s.create({ seed })
+    const events = child.agent.session.events
+    expect(events.slice(0, seed.length)).to.deep.equal(seed)
+    expect(events.slice(seed.length)).to.deep.equal([{ seq: seed.length, type: 'session/end-seed', data: {} }])
+    await s.end()
+  })
+
+  it('does not add a second marker when the seed already ends with one', async () => {
+    const s = await scene()
+    const seed = [
+      { seq: 0, type: 'note', data: { n: 1 } },
+      { seq: 1, type: 'session/end-seed', data: {} },
+    ]
+    const { agent } = await s.create({ seed })
+    expect(agent.session.events.map((event) => event.type)).to.deep.equal(['note', 'session/end-seed'])
+    await s.end()
+  })
+
+  it('marks an empty seed too', async () => {
+    const s = await scene()
+    const { agent } = await s.create({ seed: [] })
+    expect(agent.session.events).to.deep.equal([{ seq: 0, type: 'session/end-seed', data: {} }])
+    await s.end()
+  })
+
+  it('copies and freezes seed data, so later edits of the seed do not leak in', async () => {
+    const s = await scene()
+    const seed = [{ seq: 0, type: 'note', data: { list: [1] } }]
+    const { agent } = await s.create({ seed })
+    seed[0].data.list.push(2)
+    expect(agent.session.events[0].data).to.deep.equal({ list: [1] })
+    expect(Object.isFrozen(agent.session.events[0].data)).to.equal(true)
+    await s.end()
+  })
+
+  it('emits no session/event for the seed or the marker', async () => {
+    const s = await scene()
+    const heard: string[] = []
+    s.on('session/event', (_session: Session, event: SessionEvent) => {
+      heard.push(event.type)
+    })
+    await s.create({ seed: [{ seq: 0, type: 'note', data: {} }] })
+    expect(heard).to.deep.equal([])
+    await s.end()
+  })
+
+  it('rejects a seed whose seq is not contiguous from 0, leaving no trace', async () => {
+    const s = await scene()
+    const seed = [
+      { seq: 0, type: 'note', data: {} },
+      { seq: 2, type: 'note', data: {} },
+    ]
+    expect((await rejectionOf(s.create({ sessionId: 'gap', seed }))).message).to.equal('session seed event 1 has seq 2, expected 1')
+    expect(s.root.sessions.get('gap')).to.equal(undefined)
+    await s.end()
+  })
+
+  it('rejects a seed that starts at seq 1', async () => {
+    const s = await scene()
+    expect((await rejectionOf(s.create({ seed: [{ seq: 1, type: 'note', data: {} }] }))).message).to.equal('session seed event 0 has seq 1, expected 0')
+    await s.end()
+  })
+
+  for (const [label, data] of [
+    ['a function', { fn: () => 1 }],
+    ['undefined', undefined],
+    ['NaN', { n: Number.NaN }],
+    ['a class instance', { when: new Date(0) }],
+  ] as const) {
+    it(`rejects seed data holding ${label}`, async () => {
+      const s = await scene()
+      const seed = [{ seq: 0, type: 'note', data }] as unknown as SessionEvent[]
+      expect((await rejectionOf(s.create({ seed }))).message).to.equal('session seed event 0 data must be JSON data')
+      await s.end()
+    })
+  }
+})

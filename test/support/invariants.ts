@@ -1,0 +1,152 @@
+/**
+ * Invariant companion for integration tests: a global observer of the host's events that records
+ * every broken rule as one sentence. Install it before taking the leak-check baseline (its
+ * listeners count), run the scenario, then call `check()`.
+ *
+ * Rules: `seq` is contiguous and equals the index; one `turn/end` per `turn/start`; one
+ * `tools/result` per execution (and one before every `tool/result` the loop writes); nothing is
+ * appended or executed for an agent after its `agent/disposed`.
+ */
+import { expect } from 'chai'
+import type { Context } from 'cordis'
+import type { Agent, Session, SessionEvent, ToolExecution } from '../../lib/types.ts'
+
+export interface Invariants {
+  /** Every violation so far, one sentence each. */
+  readonly violations: readonly string[]
+  /** Fails (chai `AssertionError`) listing every violation, including turns left open. */
+  check(): void
+  /** Removes the observer's listeners. */
+  dispose(): void
+}
+
+interface SessionState {
+  session: Session
+  lastSeq: number
+  openTurn?: number
+}
+
+function openTurnOf(events: readonly SessionEvent[]): number | undefined {
+  let open: number | undefined
+  for (const event of events) {
+    if (event.type === 'turn/start') open = (event.data as { turn: number }).turn
+    else if (event.type === 'turn/end') open = undefined
+  }
+  return open
+}
+
+/** Installs the observer on the host's root context. */
+export function installInvariants(root: Context): Invariants {
+  const violations: string[] = []
+  const sessions = new Map<string, SessionState>()
+  const reported = new WeakSet<ToolExecution>()
+  /** `tools/result` emissions of each agent not yet matched by a `tool/result` session event. */
+  const pendingResults = new Map<string, string[]>()
+  const disposed = new Set<string>()
+
+  const stateOf = (session: Session, event: SessionEvent): SessionState => {
+    let state = sessions.get(session.id)
+    if (!state) {
+      // a session may come with history appended before publication (seed, setup): start from it
+      const before = session.events.slice(0, event.seq)
+      before.forEach((earlier, index) => {
+        if (earlier.seq !== index) violations.push(`session "${session.id}" has event ${index} with seq ${earlier.seq}`)
+      })
+      state = { session, lastSeq: event.seq - 1, openTurn: openTurnOf(before) }
+      sessions.set(session.id, state)
+    }
+    return state
+  }
+
+  const onEvent = (session: Session, event: SessionEvent): void => {
+    if (disposed.has(session.id)) {
+      violations.push(`session "${session.id}" appended "${event.type}" after its agent was disposed`)
+    }
+    const state = stateOf(session, event)
+    if (session.events[event.seq] !== event) {
+      violations.push(`session "${session.id}" emitted "${event.type}" with seq ${event.seq}, which is not its index`)
+    }
+    if (event.seq !== state.lastSeq + 1) {
+      violations.push(`session "${session.id}" jumped from seq ${state.lastSeq} to seq ${event.seq}`)
+    }
+    state.lastSeq = event.seq
+    if (event.type === 'turn/start') {
+      const { turn } = event.data as { turn: number }
+      if (state.openTurn !== undefined) {
+        violations.push(`session "${session.id}" started turn ${turn} while turn ${state.openTurn} was still open`)
+      }
+      state.openTurn = turn
+    } else if (event.type === 'turn/end') {
+      const { turn } = event.data as { turn: number }
+      if (state.openTurn !== turn) {
+        violations.push(`session "${session.id}" ended turn ${turn}, which was not the open turn`)
+      }
+      state.openTurn = undefined
+    } else if (event.type === 'tool/result') {
+      const { callId } = event.data as { callId: string }
+      const pending = pendingResults.get(session.id)
+      const index = pending ? pending.indexOf(callId) : -1
+      if (index < 0) {
+        violations.push(`session "${session.id}" recorded a tool/result for call "${callId}" that no tools/result reported`)
+      } else {
+        pending!.splice(index, 1)
+      }
+    }
+  }
+
+  const onResult = (exec: ToolExecution): void => {
+    if (reported.has(exec)) {
+      violations.push(`tool "${exec.name}" (call "${exec.callId}") reported tools/result more than once`)
+    }
+    reported.add(exec)
+    const agentId = exec.agent?.id
+    if (agentId === undefined) return
+    if (disposed.has(agentId)) {
+      violations.push(`tool "${exec.name}" ran for agent "${agentId}" after it was disposed`)
+    }
+    // only top-level calls become session events; nested (Code Mode) ones do not
+    if (exec.parent === undefined) {
+      let pending = pendingResults.get(agentId)
+      if (!pending) pendingResults.set(agentId, (pending = []))
+      pending.push(exec.callId)
+    }
+  }
+
+  const onDisposed = (agent: Agent): void => {
+    if (disposed.has(agent.id)) violations.push(`agent "${agent.id}" emitted agent/disposed more than once`)
+    disposed.add(agent.id)
+    const state = sessions.get(agent.id)
+    const open = state ? state.openTurn : openTurnOf(agent.session.events)
+    if (open !== undefined) violations.push(`agent "${agent.id}" was disposed while turn ${open} was still open`)
+  }
+
+  const onCreated = (agent: Agent): void => {
+    if (disposed.has(agent.id)) violations.push(`agent "${agent.id}" was published again after agent/disposed`)
+  }
+
+  const disposers = [
+    root.on('session/event', onEvent),
+    root.on('tools/result', onResult),
+    root.on('agent/disposed', onDisposed),
+    root.on('agent/created', onCreated),
+  ]
+
+  return {
+    violations,
+    check() {
+      const found = violations.slice()
+      // the host may have been unloaded by the scenario
+      const agents = root.agents as Context['agents'] | undefined
+      for (const [id, state] of sessions) {
+        const agent = agents?.get(id)
+        if (agent && agent.status === 'idle' && state.openTurn !== undefined) {
+          found.push(`agent "${id}" is idle but turn ${state.openTurn} never ended`)
+        }
+      }
+      if (found.length) expect.fail(`host invariants broken:\n- ${found.join('\n- ')}`)
+    },
+    dispose() {
+      for (const dispose of disposers) dispose()
+    },
+  }
+}
