@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
+import { createHost } from '../support/harness.ts'
 import { lastOf, nextEvent, scene, typesOf } from './scene.ts'
 
 const echo = {
@@ -513,5 +514,37 @@ describe('agent loop: agent/turn-stop (SPEC §1.4 step 6)', () => {
     await runTurn(agent)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
     await s.end()
+  })
+})
+
+describe('agent loop: an adapter that ignores its signal', () => {
+  it('still ends a cancelled turn at once, as aborted', async () => {
+    const host = await createHost()
+    let release!: () => void
+    const never = new Promise<void>((resolve) => (release = resolve))
+    host.root.models.register('stubborn', {
+      async *stream() {
+        yield { type: 'text-delta' as const, text: 'thinking' }
+        await never
+        yield { type: 'finish' as const, reason: 'stop' as const }
+      },
+    })
+    const agent = await host.agent({ provider: 'stubborn' })
+    const streaming = new Promise<void>((resolve) => {
+      const off = host.root.on('session/event', (_session, event) => {
+        if (event.type !== 'assistant/delta') return
+        off()
+        resolve()
+      })
+    })
+    agent.followup('go')
+    await streaming
+    agent.cancel({ kind: 'user' })
+    await agent.whenIdle()
+    const types = agent.session.events.map((event) => event.type)
+    expect(types.slice(-2)).to.deep.equal(['assistant/message', 'turn/end'])
+    expect(agent.session.events.at(-2)!.data).to.deep.include({ content: [{ type: 'text', text: 'thinking' }], interrupted: true })
+    expect(agent.session.events.at(-1)!.data).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
+    release()
   })
 })

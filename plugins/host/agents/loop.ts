@@ -40,6 +40,8 @@ export interface TurnState {
   readonly signal: AbortSignal
   /** Set by `cancel` before the signal aborts. */
   cause?: CancelCause
+  /** Rejects when the signal aborts; made on first use. */
+  abortion?: Promise<never>
 }
 
 export type PreStepDecision = { kind: 'enter' } | { kind: 'reject' }
@@ -58,6 +60,22 @@ function failure(error: unknown): TurnEndReason {
 
 function aborted(state: TurnState): TurnEndReason {
   return { kind: 'aborted', cause: state.cause ?? { kind: 'user' } }
+}
+
+/**
+ * `promise`, or the abort reason as soon as the turn's signal aborts: a model adapter that ignores
+ * the signal cannot hold a cancelled turn (or a disposal) open.
+ */
+function untilAborted<T>(promise: Promise<T>, state: TurnState): Promise<T> {
+  if (!state.abortion) {
+    const { signal } = state
+    state.abortion = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason)
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+    })
+    state.abortion.catch(() => {})
+  }
+  return Promise.race([promise, state.abortion])
 }
 
 export async function runTurn(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
@@ -93,6 +111,8 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     if (!calls.length) return { kind: 'completed' }
     for (const call of calls) {
       if (signal.aborted) return aborted(state)
+      // tools get the signal and are awaited: one may need to clean up (the subagent tool
+      // disposes its run) before the turn ends
       const result = await tools.execute({ name: call.name, arguments: call.arguments, callId: call.id, agent, signal })
       session.append('tool/result', {
         turn,
@@ -152,8 +172,12 @@ async function callModel(
   const calls: ToolCallBlock[] = []
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
   let usage: Usage | undefined
+  const parts = (adapter.stream(request) as AsyncIterable<StreamPart>)[Symbol.asyncIterator]()
   try {
-    for await (const part of adapter.stream(request) as AsyncIterable<StreamPart>) {
+    while (true) {
+      const next = await untilAborted(parts.next(), state)
+      if (next.done) break
+      const part = next.value
       // a part that arrives after the abort is not part of the interrupted message
       if (signal.aborted) throw signal.reason
       if (part.type === 'text-delta') {
@@ -166,9 +190,12 @@ async function callModel(
         finish = part.reason
         usage = part.usage
       }
-      if (signal.aborted) throw signal.reason
     }
   } catch (error) {
+    // let the adapter clean up, without waiting for one that ignores its signal
+    Promise.resolve()
+      .then(() => parts.return?.())
+      .catch(() => {})
     if (!signal.aborted) return { end: failure(error), calls: [] }
     const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
     session.append('assistant/message', { turn, step, content, interrupted: true })
