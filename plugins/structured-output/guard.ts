@@ -1,0 +1,21 @@
+/**
+ * The monotonic tool guard (SPEC §3): once a child's structured value is committed, or a nested
+ * commit is pending, every later tool call of that child is denied. Host guards run after the whole
+ * `tools/pre-execute` waterfall, so no listener can let such a call through.
+ */
+import type { ToolGuard } from '../../lib/types.ts'
+import type { CaptureState } from './stage.ts'
+
+/** The deny reason for a call of `tool` after the capture; the host renders it `Error: <reason>`. */
+export function alreadyRecorded(tool: string): string {
+  return `structured output already recorded: the run is complete, so \`${tool}\` is not executed`
+}
+
+/**
+ * A guard for one child. Calls that started before the commit (earlier in the same response) are
+ * past their guard and unaffected. A pending nested commit that its enclosing execution discards
+ * lifts the lock again, since nothing was recorded; a commit never does.
+ */
+export function captureGuard(state: CaptureState): ToolGuard {
+  return (exec) => (state.isLocked ? alreadyRecorded(exec.name) : undefined)
+}

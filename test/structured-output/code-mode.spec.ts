@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs'
+import { expect } from 'chai'
+import type { Plugin } from 'cordis'
+import sinon from 'sinon'
+import type { ToolResult } from '../../lib/types.ts'
+import { alreadyRecorded, MISSING_CAPTURE } from '../../plugins/structured-output/index.ts'
+import { call, createFixture, type Fixture } from './fixture.ts'
+
+const codeModeUrl = new URL('../../plugins/code-mode/index.ts', import.meta.url)
+
+const blocked: ToolResult = { isError: true, content: [{ type: 'text', text: 'Error: blocked by policy' }], code: 'POLICY' }
+
+/** A fixture with `CodeMode` loaded (its `run_code` binds every tool the calling agent sees). */
+async function withCodeMode(): Promise<Fixture> {
+  const fixture = await createFixture()
+  const module = (await import(codeModeUrl.href)) as { default: Plugin }
+  const fiber = fixture.host.root.plugin(module.default, {})
+  await fiber
+  const close = fixture.close
+  return {
+    ...fixture,
+    async close() {
+      await fiber.dispose()
+      await close()
+    },
+  }
+}
+
+const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
+
+// the nested rule of SPEC §3 against the real sandbox; `commit.spec.ts` covers it without one
+;(existsSync(codeModeUrl) ? describe : describe.skip)('StructuredOutput inside Code Mode (SPEC §1.5, §3)', () => {
+  it('commits a capture made inside a successful run_code', async () => {
+    const fixture = await withCodeMode()
+    fixture.host.scripted.push(runCode('await tools.structured_output({ answer: 3 }); return "done"'))
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    expect(result.stopReason).to.equal('completed')
+    expect(result.structured).to.deep.equal({ answer: 3 })
+    expect(fixture.host.scripted.requests).to.have.length(1)
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('discards a capture when the program throws after it', async () => {
+    const fixture = await withCodeMode()
+    fixture.host.scripted.push(
+      runCode('await tools.structured_output({ answer: 3 }); throw new Error("after the capture")'),
+      { text: 'done' },
+    )
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    expect(result.stopReason).to.equal('error')
+    expect(result.diagnostic).to.equal(MISSING_CAPTURE)
+    expect(result).to.not.have.property('structured')
+    expect(fixture.host.scripted.requests).to.have.length(2)
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('discards a capture when a post-execute listener blocks run_code', async () => {
+    const fixture = await withCodeMode()
+    const off = fixture.host.root.on('tools/post-execute', (exec, _result, next) => (exec.name === 'run_code' ? blocked : next()))
+    fixture.host.scripted.push(runCode('await tools.structured_output({ answer: 3 }); return "done"'), { text: 'done' })
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    off()
+    expect(result.stopReason).to.equal('error')
+    expect(result).to.not.have.property('structured')
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('discards a capture when a pre-execute listener denies run_code', async () => {
+    const fixture = await withCodeMode()
+    const off = fixture.host.root.on('tools/pre-execute', (exec, next) =>
+      exec.name === 'run_code' ? { kind: 'deny', reason: 'no code today' } : next(),
+    )
+    fixture.host.scripted.push(runCode('await tools.structured_output({ answer: 3 }); return "done"'), { text: 'done' })
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    off()
+    expect(result.stopReason).to.equal('error')
+    expect(result).to.not.have.property('structured')
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('denies a binding called after the capture in the same program', async () => {
+    const fixture = await withCodeMode()
+    const body = sinon.spy(() => 'ok')
+    fixture.host.root.tools.register({ name: 'other', description: 'another tool', parameters: { type: 'object' }, execute: body })
+    const outcomes: ToolResult[] = []
+    const off = fixture.host.root.on('tools/result', (exec, result) => {
+      if (exec.name === 'run_code') outcomes.push(result)
+    })
+    fixture.host.scripted.push(
+      runCode('await tools.structured_output({ answer: 3 }); try { await tools.other({}) } catch (error) { return error.message }'),
+    )
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    off()
+    expect(body.called).to.equal(false)
+    expect(outcomes.map((outcome) => outcome.value)).to.deep.equal([alreadyRecorded('other')])
+    expect(result.structured).to.deep.equal({ answer: 3 })
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('shows the binding only to the structured child', async () => {
+    const fixture = await withCodeMode()
+    const result = await fixture.host.root.tools.execute({
+      name: 'run_code',
+      arguments: { code: 'return typeof tools.structured_output' },
+      agent: fixture.parent,
+    })
+    expect(result.isError).to.equal(false)
+    expect(result.value).to.equal('undefined')
+    await fixture.close()
+  })
+})

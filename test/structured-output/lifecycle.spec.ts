@@ -1,0 +1,193 @@
+import { expect } from 'chai'
+import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
+import type { PreStepDecision } from '../../plugins/host/index.ts'
+import StructuredOutput, { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from '../../plugins/structured-output/index.ts'
+import { call, createFixture, type Fixture } from './fixture.ts'
+
+interface StepGate {
+  /** Resolves once a child waits at its first step. */
+  entered: Promise<void>
+  open(): void
+  dispose(): void
+}
+
+/** Holds every agent at `agent/pre-step` until `open()`, so a run stays live without timers. */
+function holdSteps(fixture: Fixture): StepGate {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  let enter!: () => void
+  const entered = new Promise<void>((resolve) => (enter = resolve))
+  const dispose = fixture.host.root.on(
+    'agent/pre-step',
+    (_agent: Agent, _info: unknown, next: () => PreStepDecision | Promise<PreStepDecision>) => {
+      enter()
+      return opened.then(next)
+    },
+  )
+  return { entered, open, dispose }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('StructuredOutput lifecycle', () => {
+  describe('unloading the plugin mid-run', () => {
+    it('keeps the started run capturing and leaves nothing behind after dispose', async () => {
+      const fixture = await createFixture()
+      const gate = holdSteps(fixture)
+      fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer: 5 }), call('structured_output', { answer: 6 })] })
+      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      await gate.entered
+      await fixture.unload()
+      gate.open()
+      const result = await run.result
+      gate.dispose()
+      expect(result.stopReason).to.equal('completed')
+      expect(result.structured).to.deep.equal({ answer: 5 })
+      expect(fixture.host.scripted.requests).to.have.length(1)
+      await run.dispose()
+      await fixture.close()
+    })
+
+    it('still turns a prose finish into error', async () => {
+      const fixture = await createFixture()
+      const gate = holdSteps(fixture)
+      fixture.host.scripted.push({ text: 'prose' })
+      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      await gate.entered
+      await fixture.unload()
+      gate.open()
+      const result = await run.result
+      gate.dispose()
+      expect(result.stopReason).to.equal('error')
+      expect(result.diagnostic).to.equal(MISSING_CAPTURE)
+      await run.dispose()
+      await fixture.close()
+    })
+
+    it('keeps a child whose setup window was open during the unload', async () => {
+      const fixture = await createFixture()
+      const off = fixture.host.root.on('subagent/setup', () => fixture.unload())
+      fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer: 8 })] })
+      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      off()
+      const result = await run.result
+      expect(result.stopReason).to.equal('completed')
+      expect(result.structured).to.deep.equal({ answer: 8 })
+      await run.dispose()
+      await fixture.close()
+    })
+
+    it('rejects a later outputSchema start', async () => {
+      const fixture = await createFixture()
+      await fixture.unload()
+      const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
+      expect((error as Error).message).to.equal('subagent runtime does not support the "outputSchema" capability')
+      await fixture.close()
+    })
+
+    it('settles a run across a hot reload, and the reloaded plugin serves new starts', async () => {
+      const fixture = await createFixture()
+      const gate = holdSteps(fixture)
+      fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer: 1 })] })
+      const first = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      await gate.entered
+      await fixture.unload()
+      await fixture.reload()
+      gate.open()
+      expect((await first.result).structured).to.deep.equal({ answer: 1 })
+      gate.dispose()
+      fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer: 2 })] })
+      const second = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      expect((await second.result).structured).to.deep.equal({ answer: 2 })
+      await Promise.all([first.dispose(), second.dispose()])
+      await fixture.close()
+    })
+  })
+
+  describe('cancellation', () => {
+    it('reports aborted when the run was cancelled after a prose finish', async () => {
+      const fixture = await createFixture()
+      const gate = holdSteps(fixture)
+      fixture.host.scripted.push({ text: 'prose' })
+      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      await gate.entered
+      let disposal: Promise<void> | undefined
+      // cancel between the turn's end and the result: the turn itself completed
+      const off = fixture.host.root.on('session/event', (session: Session, event: SessionEvent) => {
+        if (session.id === run.id && event.type === 'turn/end') disposal = run.dispose()
+      })
+      gate.open()
+      const result = await run.result
+      off()
+      gate.dispose()
+      expect(result).to.deep.equal({
+        output: [{ type: 'text', text: 'prose' }],
+        stopReason: 'aborted',
+        diagnostic: 'the run was cancelled before the child called structured_output successfully',
+      })
+      expect(CANCELLED_BEFORE_CAPTURE).to.equal(result.diagnostic)
+      await disposal
+      await fixture.close()
+    })
+
+    it('keeps the driver’s aborted result when the signal aborts mid-turn', async () => {
+      const fixture = await createFixture()
+      fixture.host.scripted.push('hang')
+      const controller = new AbortController()
+      const run = await fixture.host.root.inprocessRun.spawn(fixture.request({ signal: controller.signal }))
+      controller.abort()
+      const result = await run.result
+      expect(result.stopReason).to.equal('aborted')
+      expect(result.diagnostic).to.equal('the run was cancelled (parent)')
+      expect(result).to.not.have.property('structured')
+      await run.dispose()
+      await fixture.close()
+    })
+  })
+
+  describe('leaks', () => {
+    it('leaves no agent, session, listener or fiber behind after many captures', async () => {
+      const fixture = await createFixture()
+      const ids: string[] = []
+      for (let i = 0; i < 20; i++) {
+        fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer: i })] })
+        const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+        expect((await run.result).structured).to.deep.equal({ answer: i })
+        ids.push(run.id)
+        await run.dispose()
+      }
+      for (const id of ids) expect(fixture.host.root.agents.get(id)).to.equal(undefined)
+      await fixture.close()
+    })
+
+    it('rolls back its registrations when a later setup listener rejects the start', async () => {
+      const fixture = await createFixture()
+      // the child's scope lives under the parent's, which is made on first use
+      void fixture.parent.ctx
+      const before = fixture.host.snapshot()
+      let child: Agent | undefined
+      const off = fixture.host.root.on('subagent/setup', (agent: Agent) => {
+        child = agent
+        throw new Error('setup refused')
+      })
+      const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
+      off()
+      expect((error as Error).message).to.equal('setup refused')
+      expect(fixture.host.snapshot()).to.deep.equal(before)
+      expect(fixture.host.root.tools.get('structured_output', child)).to.equal(undefined)
+      await fixture.close()
+    })
+  })
+
+  it('is a loadable plugin with an empty config', () => {
+    expect(StructuredOutput.inject).to.deep.equal(['inprocessRun', 'agents'])
+    expect(StructuredOutput.Config({})).to.deep.equal({})
+  })
+})
