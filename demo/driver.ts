@@ -1,0 +1,143 @@
+/**
+ * `DemoDriver` (demo): creates a parent agent, gives it the context turn and the delegation task,
+ * then emits `loader/exit` — 0 when every turn and every child completed, else 1. With no API key
+ * the parent and its children run on the scripted model (`demo/script.ts`).
+ */
+import type { Context } from 'cordis'
+import Schema from 'schemastery'
+import { rawService } from '../lib/dispatch.ts'
+import type { Agent, SessionEventData, TurnEndReason, Usage } from '../lib/types.ts'
+import type {} from '../plugins/host/index.ts'
+import type {} from '../plugins/inprocess-run/index.ts'
+import type {} from '../plugins/loader/index.ts'
+import type {} from '../plugins/scripted-model/index.ts'
+import { demoReply } from './script.ts'
+import { CONTEXT_MESSAGE, PERSONA, TASK_MESSAGE } from './story.ts'
+
+interface ModelChoice {
+  provider: string
+  model: string
+  /** How the choice was made, for the header line. */
+  note: string
+}
+
+/** `auto`: the first provider whose key is in the environment, else the scripted model. */
+const keyedProviders = [
+  { env: 'DEEPSEEK_API_KEY', provider: 'deepseek', model: 'deepseek-chat' },
+  { env: 'OPENAI_API_KEY', provider: 'openai', model: 'gpt-4o-mini' },
+]
+
+export function chooseModel(config: DemoDriver.Config, env: NodeJS.ProcessEnv = process.env): ModelChoice {
+  if (config.provider !== 'auto') {
+    return { provider: config.provider, model: config.model ?? 'demo', note: 'set in cordis.yml' }
+  }
+  for (const { env: name, provider, model } of keyedProviders) {
+    if (env[name]) return { provider, model: config.model ?? model, note: `${name} is set` }
+  }
+  return {
+    provider: 'scripted',
+    model: config.model ?? 'demo',
+    note: 'no DEEPSEEK_API_KEY or OPENAI_API_KEY: replies come from demo/script.ts, token counts are estimates',
+  }
+}
+
+function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
+  for (let index = agent.session.events.length - 1; index >= 0; index--) {
+    const event = agent.session.events[index]
+    if (event.type === 'turn/end') return (event.data as SessionEventData['turn/end']).reason
+  }
+  return undefined
+}
+
+function addUsage(total: Usage, usage: Usage | undefined): void {
+  if (!usage) return
+  total.inputTokens += usage.inputTokens
+  total.outputTokens += usage.outputTokens
+}
+
+/** Runs the demo once per apply; unloading the plugin disposes the parent (and so its children). */
+export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
+  const write = (line: string) => process.stdout.write(`${line}\n`)
+  const choice = chooseModel(config)
+  let isActive = true
+  ctx.effect(() => () => {
+    isActive = false
+  }, 'demo run')
+  if (choice.provider === 'scripted') {
+    // held directly: when the model plugin unloads first, the teardown must not go through `ctx`
+    const scripted = rawService(ctx.scripted)
+    ctx.effect(() => {
+      scripted.repeat(demoReply)
+      return () => scripted.repeat(undefined)
+    }, 'demo script')
+  }
+  ctx.systemPrompt.section({ name: 'persona', order: 0, text: PERSONA })
+
+  const children = { started: 0, completed: 0, usage: { inputTokens: 0, outputTokens: 0 } }
+  ctx.on('subagent/start', () => {
+    children.started++
+  })
+  ctx.on('subagent/end', (info) => {
+    if (info.stopReason === 'completed') children.completed++
+    addUsage(children.usage, info.usage)
+  })
+
+  const run = async (): Promise<number> => {
+    write('subagent-inprocess demo: a parent agent delegates to in-process subagents')
+    write(`model: ${choice.provider}/${choice.model} (${choice.note})`)
+    write('')
+    const startedAt = performance.now()
+    const { agent } = await ctx.agents.create({ agentOptions: { provider: choice.provider, model: choice.model } })
+    write(`parent agent ${agent.id.slice(0, 8)}`)
+    const parentUsage: Usage = { inputTokens: 0, outputTokens: 0 }
+    let isComplete = true
+    for (const message of [CONTEXT_MESSAGE, TASK_MESSAGE]) {
+      agent.followup(message)
+      await agent.whenIdle()
+      if (lastTurnEnd(agent)?.kind !== 'completed') {
+        isComplete = false
+        break
+      }
+    }
+    // unloaded mid-run (hot reload): the parent is gone, and so is the audience
+    if (!isActive) return 1
+    for (const event of agent.session.events) {
+      if (event.type === 'assistant/message') addUsage(parentUsage, (event.data as SessionEventData['assistant/message']).usage)
+    }
+    const total = { inputTokens: parentUsage.inputTokens + children.usage.inputTokens, outputTokens: parentUsage.outputTokens + children.usage.outputTokens }
+    const ok = isComplete && children.started > 0 && children.completed === children.started
+    write(
+      `${ok ? 'done' : 'finished with problems'}: ${children.completed} of ${children.started} subagents completed · ` +
+        `${total.inputTokens.toLocaleString('en-US')} in / ${total.outputTokens.toLocaleString('en-US')} out tokens in all · ` +
+        `${Math.round(performance.now() - startedAt)} ms`,
+    )
+    return ok ? 0 : 1
+  }
+
+  run().then(
+    (code) => {
+      if (isActive) ctx.emit('loader/exit', code)
+    },
+    (error) => {
+      if (!isActive) return
+      ctx.logger.error(error)
+      ctx.emit('loader/exit', 1)
+    },
+  )
+}
+
+export namespace DemoDriver {
+  export const inject = ['agents', 'systemPrompt', 'scripted', 'inprocessRun']
+  export interface Config {
+    provider: string
+    model?: string
+  }
+  export const Config: Schema<Config> = Schema.object({
+    provider: Schema.string()
+      .default('auto')
+      .description('Provider of the parent agent. `auto`: deepseek when DEEPSEEK_API_KEY is set, else openai when OPENAI_API_KEY is set, else scripted.'),
+    model: Schema.string().description('Model name; by default deepseek-chat, gpt-4o-mini or demo, following the provider.'),
+  })
+}
+
+export default DemoDriver

@@ -1,0 +1,121 @@
+/**
+ * The scripted model's side of the demo: one function that answers every request by looking at
+ * it (who asks, which tools it has, which results came back), so the script does not depend on
+ * the order in which the scripted model is called.
+ */
+import type { ScriptedResponse } from '../plugins/scripted-model/index.ts'
+import type { ContentBlock, ModelMessage, ModelRequest } from '../lib/types.ts'
+import { CHECKLIST_SCHEMA } from './story.ts'
+
+const CHECKLIST = {
+  version: '2.0.0',
+  breaking: true,
+  steps: [
+    'Set engines.node to >=18 and drop Node 16 from CI',
+    'Rename peek() to top() and keep a deprecated peek() alias that warns',
+    'Publish the migration note and the changelog entry',
+    'Tag v2.0.0 and run npm publish',
+  ],
+}
+
+function textOf(content: readonly ContentBlock[]): string {
+  return content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+}
+
+/** Messages of the current turn: everything after the last user message. */
+function currentTurn(messages: readonly ModelMessage[]): readonly ModelMessage[] {
+  let start = messages.length
+  while (start > 0 && messages[start - 1].role !== 'user') start--
+  return messages.slice(start)
+}
+
+function subagentResults(messages: readonly ModelMessage[]): string[] {
+  return currentTurn(messages).flatMap((message) =>
+    message.role === 'tool' && message.name === 'subagent' ? [(message.isError ? 'failed: ' : '') + textOf(message.content)] : [],
+  )
+}
+
+function parentReply(request: ModelRequest): ScriptedResponse {
+  const users = request.messages.filter((message) => message.role === 'user').length
+  if (users < 2) {
+    return { text: 'Noted: tinyqueue 2.0 drops Node 16 and renames `peek()` to `top()`. Tell me what to prepare.' }
+  }
+  const results = subagentResults(request.messages)
+  switch (results.length) {
+    case 0:
+      return {
+        toolCalls: [{
+          name: 'subagent',
+          arguments: {
+            mode: 'spawn',
+            label: 'migration-note',
+            prompt: 'Write a two-sentence migration note for tinyqueue 2.0 users: `peek()` is renamed to `top()` with unchanged behaviour, and Node 16 is no longer supported.',
+          },
+        }],
+      }
+    case 1:
+      return {
+        toolCalls: [{
+          name: 'subagent',
+          arguments: { mode: 'fork', label: 'changelog', prompt: 'Write the 2.0.0 changelog entry from what we discussed.' },
+        }],
+      }
+    case 2:
+      return {
+        toolCalls: [{
+          name: 'subagent',
+          arguments: { label: 'checklist', prompt: 'List the release checklist for tinyqueue 2.0.', output_schema: CHECKLIST_SCHEMA },
+        }],
+      }
+    default: {
+      let steps = '?'
+      try {
+        steps = String((JSON.parse(results[2]) as { steps: unknown[] }).steps.length)
+      } catch {
+        // a failed run: its text is not JSON
+      }
+      return {
+        text: [
+          `Migration note: ${results[0].split('. ')[0]}.`,
+          'Changelog: drafted by a forked subagent from our conversation.',
+          `Checklist: ${steps} steps for 2.0.0, marked breaking.`,
+        ].join('\n'),
+      }
+    }
+  }
+}
+
+function childReply(request: ModelRequest): ScriptedResponse {
+  if (request.tools?.some((tool) => tool.name === 'structured_output')) {
+    return { toolCalls: [{ name: 'structured_output', arguments: CHECKLIST }] }
+  }
+  const seedLength = request.agent.session.header.seedLength ?? 0
+  if (seedLength > 0) {
+    const seen = request.messages.length - 1
+    return {
+      text: [
+        '## tinyqueue 2.0.0',
+        '- Breaking: Node 16 is no longer supported; use Node 18 or later.',
+        '- Breaking: `peek()` is renamed to `top()`; behaviour is unchanged.',
+        `(written from the ${seen} messages of the conversation I was forked from)`,
+      ].join('\n'),
+    }
+  }
+  return {
+    text: 'Replace every `queue.peek()` call with `queue.top()`; the method behaves exactly as before. tinyqueue 2.0 also requires Node 18 or later, so upgrade Node first if you are still on 16.',
+  }
+}
+
+/** Roughly 4 characters per token, tool schemas included, as real models bill them. */
+function estimate(text: string): number {
+  return Math.ceil(text.length / 4)
+}
+
+/** The demo's answer to any request. Usage figures are estimates. */
+export function demoReply(request: ModelRequest): ScriptedResponse {
+  const depth = request.agent.session.header.delegationDepth ?? 0
+  const reply = depth === 0 ? parentReply(request) : childReply(request)
+  const input = request.system + JSON.stringify(request.messages.map((message) => message.content)) + JSON.stringify(request.tools ?? [])
+  const output = (reply.text ?? '') + JSON.stringify(reply.toolCalls?.map((call) => call.arguments) ?? [])
+  return { ...reply, usage: { inputTokens: estimate(input), outputTokens: estimate(output) } }
+}

@@ -1,0 +1,255 @@
+/**
+ * `Transcript` (demo): prints every agent's conversation to stdout as it happens, children
+ * indented under their parent by depth, with labels, stop reasons, usage, timing and structured
+ * values. It only observes: session events and the driver's `subagent/*` hooks.
+ */
+import type { Context } from 'cordis'
+import Schema from 'schemastery'
+import type {
+  ContentBlock,
+  Session,
+  SessionEvent,
+  SessionEventData,
+  SubagentInfo,
+  SubagentResult,
+  TurnEndReason,
+  Usage,
+} from '../lib/types.ts'
+import type {} from '../plugins/host/index.ts'
+import type {} from '../plugins/inprocess-run/index.ts'
+
+const LABEL_WIDTH = 11
+
+interface SessionView {
+  depth: number
+  /** Events seen before the child was announced by `subagent/start`. */
+  pending?: SessionEvent[]
+  turnStartedAt?: number
+  turnUsage: Usage
+}
+
+interface RunView {
+  startedAt: number
+  result?: SubagentResult
+}
+
+function textOf(content: readonly ContentBlock[]): string {
+  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim()
+}
+
+function formatUsage(usage: Usage | undefined): string | undefined {
+  if (!usage || (!usage.inputTokens && !usage.outputTokens)) return undefined
+  return `${usage.inputTokens.toLocaleString('en-US')} in / ${usage.outputTokens.toLocaleString('en-US')} out tokens`
+}
+
+function reasonText(reason: TurnEndReason): string {
+  if (reason.kind === 'error') return `error: ${reason.error.message}`
+  if (reason.kind === 'aborted') return `aborted (${reason.cause.kind})`
+  return reason.kind
+}
+
+function formatMs(ms: number): string {
+  return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`
+}
+
+function shorten(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** Splits text into lines of at most `width` characters, breaking at spaces; keeps each line's indent. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  for (const paragraph of text.split('\n')) {
+    const indent = /^ */.exec(paragraph)![0]
+    let line = indent
+    for (const word of paragraph.slice(indent.length).split(' ')) {
+      if (line.trim() && line.length + 1 + word.length > width) {
+        lines.push(line)
+        line = indent + word
+      } else {
+        line = line.trim() ? `${line} ${word}` : indent + word
+      }
+    }
+    lines.push(line)
+  }
+  return lines
+}
+
+/** A `subagent` call in words, with its whole prompt; any other call on one line. */
+function toolCallText(block: Extract<ContentBlock, { type: 'tool-call' }>, width: number): string {
+  let args: Record<string, unknown> = {}
+  try {
+    args = JSON.parse(block.arguments) as Record<string, unknown>
+  } catch {
+    return shorten(`→ ${block.name} ${block.arguments}`, width)
+  }
+  if (block.name === 'subagent' && typeof args.prompt === 'string') {
+    const how = [String(args.mode ?? 'spawn'), ...(args.label ? [JSON.stringify(args.label)] : [])]
+    if (args.output_schema) how.push('with output_schema')
+    return `→ subagent (${how.join(', ')}): ${args.prompt}`
+  }
+  return shorten(`→ ${block.name} ${JSON.stringify(args)}`, width)
+}
+
+/** Turns events into indented lines; `write` receives one line at a time. */
+export class TranscriptPrinter {
+  readonly #sessions = new Map<string, SessionView>()
+  readonly #runs = new Map<string, RunView>()
+
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly options: { width: number; maxLines: number },
+  ) {}
+
+  event(session: Session, event: SessionEvent): void {
+    let view = this.#sessions.get(session.id)
+    if (!view) {
+      const depth = session.header.delegationDepth ?? 0
+      view = { depth, turnUsage: { inputTokens: 0, outputTokens: 0 } }
+      this.#sessions.set(session.id, view)
+      if (session.header.origin === 'subagent') view.pending = []
+    }
+    // a child's first events come before `subagent/start` names it
+    if (view.pending) view.pending.push(event)
+    else this.#print(view, event)
+  }
+
+  start(info: SubagentInfo, session: Session | undefined): void {
+    this.#runs.set(info.runId, { startedAt: performance.now() })
+    const details = [info.label ? `child "${info.label}"` : 'child', info.mode]
+    const seedLength = session?.header.seedLength
+    if (seedLength) details.push(`seeded with ${seedLength} parent events`)
+    details.push(`depth ${info.depth}`, `agent ${info.childId.slice(0, 8)}`)
+    this.#frame(info.depth, '┌─', details.join(' · '))
+    let view = this.#sessions.get(info.childId)
+    if (!view) this.#sessions.set(info.childId, (view = { depth: info.depth, turnUsage: { inputTokens: 0, outputTokens: 0 } }))
+    const pending = view.pending ?? []
+    view.pending = undefined
+    for (const event of pending) this.#print(view, event)
+  }
+
+  settled(runId: string, result: SubagentResult): void {
+    const run = this.#runs.get(runId)
+    if (run) run.result = result
+  }
+
+  end(info: SubagentInfo): void {
+    const run = this.#runs.get(info.runId)
+    this.#runs.delete(info.runId)
+    const view = this.#sessions.get(info.childId)
+    if (view) view.pending = undefined
+    this.#sessions.delete(info.childId)
+    const result = run?.result
+    if (result?.structured !== undefined) this.#block(info.depth, 'structured', JSON.stringify(result.structured, null, 2))
+    const parts = [info.stopReason ?? 'ended']
+    if (result?.diagnostic) parts[0] += `: ${result.diagnostic}`
+    const usage = formatUsage(info.usage)
+    if (usage) parts.push(usage)
+    if (run) parts.push(formatMs(performance.now() - run.startedAt))
+    this.#frame(info.depth, '└─', `${info.label ? `"${info.label}" ` : ''}${parts.join(' · ')}`)
+  }
+
+  #print(view: SessionView, event: SessionEvent): void {
+    const { depth } = view
+    switch (event.type) {
+      case 'turn/start':
+        view.turnStartedAt = performance.now()
+        view.turnUsage = { inputTokens: 0, outputTokens: 0 }
+        return
+      case 'user/message': {
+        const data = event.data as SessionEventData['user/message']
+        this.#block(depth, depth > 0 ? 'task' : 'user', textOf(data.content))
+        return
+      }
+      case 'assistant/message': {
+        const data = event.data as SessionEventData['assistant/message']
+        if (data.usage) {
+          view.turnUsage.inputTokens += data.usage.inputTokens
+          view.turnUsage.outputTokens += data.usage.outputTokens
+        }
+        const text = textOf(data.content)
+        if (text) this.#block(depth, 'assistant', data.interrupted ? `${text} [interrupted]` : text)
+        for (const block of data.content) {
+          if (block.type === 'tool-call') this.#block(depth, 'assistant', toolCallText(block, this.#textWidth(depth)))
+        }
+        return
+      }
+      case 'tool/result': {
+        const data = event.data as SessionEventData['tool/result']
+        const mark = data.isError ? '✗' : '✓'
+        this.#line(depth, 'tool', shorten(`${data.name} ${mark} ${textOf(data.content)}`, this.#textWidth(depth)))
+        return
+      }
+      case 'turn/end': {
+        // a child's outcome is printed once, by `subagent/end`
+        if (depth > 0) return
+        const data = event.data as SessionEventData['turn/end']
+        const parts = [`turn ${data.turn} ${reasonText(data.reason)}`]
+        const usage = formatUsage(view.turnUsage)
+        if (usage) parts.push(usage)
+        if (view.turnStartedAt !== undefined) parts.push(formatMs(performance.now() - view.turnStartedAt))
+        this.#line(depth, '', parts.join(' · '))
+        this.write('')
+        return
+      }
+    }
+  }
+
+  /** Room left for text after the indent and the label column. */
+  #textWidth(depth: number): number {
+    return Math.max(30, this.options.width - this.#indent(depth).length - LABEL_WIDTH)
+  }
+
+  #indent(depth: number): string {
+    return '  │ '.repeat(depth)
+  }
+
+  #frame(depth: number, corner: string, text: string): void {
+    this.write(`${this.#indent(depth - 1)}  ${corner} ${text}`)
+  }
+
+  #line(depth: number, label: string, text: string): void {
+    this.write(`${this.#indent(depth)}${label.padEnd(LABEL_WIDTH)}${text}`)
+  }
+
+  /** A labelled, wrapped, possibly multi-line text; at most `maxLines` lines. */
+  #block(depth: number, label: string, text: string): void {
+    const lines = wrap(text, this.#textWidth(depth))
+    const shown = lines.length > this.options.maxLines ? lines.slice(0, this.options.maxLines - 1) : lines
+    for (const [index, line] of shown.entries()) this.#line(depth, index === 0 ? label : '', line)
+    if (shown.length < lines.length) this.#line(depth, '', `… (${lines.length - shown.length} more lines)`)
+  }
+}
+
+/** Prints the host's conversations to stdout. Observe-only; unloading it stops the printing. */
+export function Transcript(ctx: Context, config: Transcript.Config): void {
+  const printer = new TranscriptPrinter((line) => process.stdout.write(`${line}\n`), config)
+  ctx.on('session/event', (session, event) => printer.event(session, event))
+  ctx.on('subagent/start', (info) => printer.start(info, ctx.sessions.get(info.childId)))
+  // outermost, so the result it sees is final (structured value included)
+  ctx.on(
+    'subagent/settle',
+    async (_result, run, next) => {
+      const result = await next()
+      printer.settled(run.id, result)
+      return result
+    },
+    { prepend: true },
+  )
+  ctx.on('subagent/end', (info) => printer.end(info))
+}
+
+export namespace Transcript {
+  export const inject = ['sessions']
+  export interface Config {
+    width: number
+    maxLines: number
+  }
+  export const Config: Schema<Config> = Schema.object({
+    width: Schema.natural().min(60).default(100).description('Line width the text is wrapped to.'),
+    maxLines: Schema.natural().min(2).default(14).description('Longest message shown in full; longer ones are cut.'),
+  })
+}
+
+export default Transcript

@@ -1,0 +1,401 @@
+/**
+ * Applies a host config to one root context and keeps it in step with the file: entries are
+ * loaded in order, a changed config updates only the changed entries, and an edited plugin file is
+ * re-imported and its entries restarted. Every problem is logged and the rest keeps running.
+ */
+import { EventEmitter } from 'node:events'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { isDeepStrictEqual } from 'node:util'
+import type { Context, Fiber, Logger, Plugin } from 'cordis'
+import {
+  checkPluginConfig,
+  type EntrySource,
+  type EntrySpec,
+  type HostConfig,
+  HostConfigError,
+  isSameSource,
+  readHostConfig,
+} from './config-file.ts'
+import type {} from './index.ts'
+import { FileWatcher } from './watch.ts'
+
+/** What one pass (start, config change, source change) did, by entry name. */
+export interface ReloadReport {
+  readonly cause: 'start' | 'config' | 'source'
+  /** The config file, or the plugin file that changed. */
+  readonly file: string
+  readonly loaded: string[]
+  /** Running entries whose config changed: `fiber.update(config)`. */
+  readonly updated: string[]
+  /** Running entries disposed and applied again (new code, or a new source in the config). */
+  readonly restarted: string[]
+  readonly unloaded: string[]
+  /** Every problem reported during the pass; `entry` is absent for file-level problems. */
+  readonly failed: { entry?: string; message: string }[]
+}
+
+export interface LoaderEvents {
+  /** After each pass started by a file change or by `reload()` / `reloadSource()`. */
+  reloaded: [report: ReloadReport]
+  /** A plugin emitted `loader/exit`. */
+  exit: [code: number]
+}
+
+export interface LoaderOptions {
+  /** Watch the config file and the loaded plugin files, and reload on change. */
+  watch?: boolean
+  /** Quiet time after a file event before the file is read (default 40 ms). */
+  debounceMs?: number
+}
+
+interface Entry {
+  spec: EntrySpec
+  /** Present once applied; a fiber whose apply failed stays, so a config update can revive it. */
+  fiber?: Fiber
+  /** The plugin the fiber runs. */
+  plugin?: Plugin
+}
+
+type PluginModule = Record<string, unknown>
+
+const kPending = 0 // cordis FiberState.PENDING: waiting for an injected service
+
+function isPlugin(value: unknown): value is Plugin {
+  return typeof value === 'function' || typeof (value as { apply?: unknown } | null)?.apply === 'function'
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function newReport(cause: ReloadReport['cause'], file: string): ReloadReport {
+  return { cause, file, loaded: [], updated: [], restarted: [], unloaded: [], failed: [] }
+}
+
+/**
+ * The host config loader. `start()` applies the config; with `watch`, file changes then trigger
+ * passes, one at a time. `dispose()` stops watching and unloads every entry, last one first.
+ */
+export class Loader extends EventEmitter<LoaderEvents> {
+  readonly file: string
+  #entries = new Map<string, Entry>()
+  /** Import version of each plugin file: `?v=<n>` on its URL once it has been re-imported. */
+  readonly #versions = new Map<string, number>()
+  #queue: Promise<unknown> = Promise.resolve()
+  #watcher?: FileWatcher
+  #disposal?: Promise<void>
+  #offExit?: () => void
+  readonly #logger: Logger
+
+  constructor(
+    readonly root: Context,
+    file: string,
+    private readonly options: LoaderOptions = {},
+  ) {
+    super()
+    this.file = resolve(file)
+    this.#logger = root.logger('loader')
+  }
+
+  /** The fiber of a loaded entry. */
+  fiber(entry: string): Fiber | undefined {
+    return this.#entries.get(entry)?.fiber
+  }
+
+  /** Names of the entries that are applied, in load order. */
+  loaded(): string[] {
+    return [...this.#entries].filter(([, entry]) => entry.fiber).map(([key]) => key)
+  }
+
+  /** Reads the config and applies its entries in order, awaiting each. Never rejects for a bad entry. */
+  start(): Promise<ReloadReport> {
+    return this.#enqueue(async () => {
+      this.#offExit ??= this.root.on('loader/exit', (code) => this.emit('exit', code))
+      const report = newReport('start', this.file)
+      const read = this.#read(report)
+      for (const spec of read?.config.entries ?? []) {
+        const entry: Entry = { spec }
+        this.#entries.set(spec.key, entry)
+        if (!spec.disabled) await this.#load(entry, report)
+      }
+      this.#warnWaiting(report.loaded)
+      if (this.options.watch) this.#watch(read?.text)
+      return report
+    })
+  }
+
+  /** Re-reads the config file and applies the difference (what a config file change does). */
+  reload(): Promise<ReloadReport> {
+    return this.#enqueue(async () => this.#announce(await this.#reloadConfig()))
+  }
+
+  /** Re-imports a plugin file and restarts its entries (what a plugin file change does). */
+  reloadSource(file: string): Promise<ReloadReport> {
+    return this.#enqueue(async () => this.#announce(await this.#reloadSource(resolve(file))))
+  }
+
+  /** Stops watching, waits for a pass in progress, then unloads every entry, last first. Idempotent. */
+  dispose(): Promise<void> {
+    return (this.#disposal ??= (async () => {
+      this.#watcher?.close()
+      await this.#queue
+      for (const entry of [...this.#entries.values()].reverse()) await this.#unload(entry)
+      this.#entries.clear()
+      this.#offExit?.()
+    })())
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(() => {
+      if (this.#disposal) throw new Error('the loader is disposed')
+      return task()
+    })
+    this.#queue = run.catch(() => {})
+    return run
+  }
+
+  #announce(report: ReloadReport): ReloadReport {
+    this.emit('reloaded', report)
+    return report
+  }
+
+  #fail(report: ReloadReport, error: unknown, entry?: string): void {
+    const message = error instanceof HostConfigError || entry === undefined ? messageOf(error) : `plugin "${entry}": ${messageOf(error)}`
+    this.#logger.error(message)
+    report.failed.push(entry === undefined ? { message } : { entry, message })
+  }
+
+  /** The config file's entries, or `undefined` (reported) when the file is unusable. */
+  #read(report: ReloadReport): { config: HostConfig; text: string } | undefined {
+    let read: { config: HostConfig; text: string }
+    try {
+      read = readHostConfig(this.file)
+    } catch (error) {
+      this.#fail(report, error)
+      return undefined
+    }
+    for (const problem of read.config.problems) this.#fail(report, problem, problem.entry)
+    return read
+  }
+
+  async #reloadConfig(): Promise<ReloadReport> {
+    const report = newReport('config', this.file)
+    // an unreadable or malformed file changes nothing: everything keeps running
+    const read = this.#read(report)
+    if (!read) return report
+    if (!read.text.trim()) {
+      // most likely caught between an editor's truncate and write
+      this.#fail(report, `host config "${this.file}" is empty; ignored (write "plugins: {}" to unload every plugin)`)
+      return report
+    }
+    const { config } = read
+    const next = new Map(config.entries.map((spec) => [spec.key, spec]))
+    // a malformed entry is reported and left as it was
+    const kept = new Set(config.problems.map((problem) => problem.entry))
+    for (const [key, entry] of this.#entries) {
+      if (entry.fiber && !kept.has(key) && (next.get(key)?.disabled ?? true)) {
+        await this.#unload(entry)
+        report.unloaded.push(key)
+      }
+    }
+    const entries = new Map<string, Entry>()
+    for (const spec of config.entries) {
+      const entry = this.#entries.get(spec.key) ?? { spec }
+      entries.set(spec.key, entry)
+      await this.#apply(entry, spec, report)
+    }
+    for (const [key, entry] of this.#entries) if (kept.has(key)) entries.set(key, entry)
+    this.#entries = entries
+    this.#warnWaiting([...report.loaded, ...report.restarted])
+    this.#watchFiles()
+    return report
+  }
+
+  /** Brings one entry from its current state to `spec`. */
+  async #apply(entry: Entry, spec: EntrySpec, report: ReloadReport): Promise<void> {
+    const previous = entry.spec
+    if (spec.disabled) {
+      entry.spec = spec
+    } else if (!entry.fiber) {
+      // a failed entry is retried only when its spec changed (or its file did, see #reloadSource)
+      if (previous !== spec && isDeepStrictEqual(previous, spec)) return
+      entry.spec = spec
+      await this.#load(entry, report)
+    } else if (!isSameSource(previous, spec)) {
+      // the old plugin keeps running unless the new source imports and accepts the config
+      const plugin = await this.#prepare(spec, report)
+      if (!plugin) return
+      await this.#unload(entry)
+      entry.spec = spec
+      await this.#plugin(entry, plugin, report, 'restarted')
+    } else if (!isDeepStrictEqual(previous.config, spec.config)) {
+      await this.#update(entry, spec, report)
+    }
+  }
+
+  async #update(entry: Entry, spec: EntrySpec, report: ReloadReport): Promise<void> {
+    const fiber = entry.fiber!
+    try {
+      checkPluginConfig(spec.key, entry.plugin, spec.config)
+    } catch (error) {
+      // the old config keeps running
+      this.#fail(report, error, spec.key)
+      return
+    }
+    entry.spec = spec
+    report.updated.push(spec.key)
+    try {
+      await fiber.update(spec.config)
+    } catch (error) {
+      this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
+    }
+  }
+
+  async #reloadSource(file: string): Promise<ReloadReport> {
+    const report = newReport('source', file)
+    const entries = [...this.#entries.values()].filter(
+      (entry) => !entry.spec.disabled && entry.spec.source.kind === 'file' && entry.spec.source.file === file,
+    )
+    if (!entries.length) return report
+    this.#versions.set(file, (this.#versions.get(file) ?? 0) + 1)
+    let module: PluginModule
+    try {
+      module = await this.#import(entries[0].spec.source)
+    } catch (error) {
+      for (const entry of entries) this.#fail(report, `cannot load "${file}": ${messageOf(error)}`, entry.spec.key)
+      return report
+    }
+    for (const entry of entries) {
+      const { spec } = entry
+      let plugin: Plugin
+      try {
+        plugin = this.#pick(spec, module)
+        if (plugin === entry.plugin) {
+          throw new HostConfigError(`"${file}" was not evaluated again: it loads as CommonJS, which is cached by path (use "type": "module" or .mts)`, spec.key)
+        }
+        checkPluginConfig(spec.key, plugin, spec.config)
+      } catch (error) {
+        // the running code keeps running
+        this.#fail(report, error, spec.key)
+        continue
+      }
+      const wasRunning = !!entry.fiber
+      await this.#unload(entry)
+      await this.#plugin(entry, plugin, report, wasRunning ? 'restarted' : 'loaded')
+    }
+    this.#warnWaiting([...report.loaded, ...report.restarted])
+    return report
+  }
+
+  /** Imports, checks and applies an entry that has no fiber. */
+  async #load(entry: Entry, report: ReloadReport): Promise<void> {
+    const plugin = await this.#prepare(entry.spec, report)
+    if (plugin) await this.#plugin(entry, plugin, report, 'loaded')
+  }
+
+  /** The entry's plugin, imported and with its config checked; `undefined` (reported) on failure. */
+  async #prepare(spec: EntrySpec, report: ReloadReport): Promise<Plugin | undefined> {
+    let module: PluginModule
+    try {
+      module = await this.#import(spec.source)
+    } catch (error) {
+      this.#fail(report, `cannot load ${describe(spec.source)}: ${messageOf(error)}`, spec.key)
+      return undefined
+    }
+    try {
+      const plugin = this.#pick(spec, module)
+      checkPluginConfig(spec.key, plugin, spec.config)
+      return plugin
+    } catch (error) {
+      this.#fail(report, error, spec.key)
+      return undefined
+    }
+  }
+
+  async #plugin(entry: Entry, plugin: Plugin, report: ReloadReport, outcome: 'loaded' | 'restarted'): Promise<void> {
+    const { spec } = entry
+    let fiber: Fiber
+    try {
+      fiber = this.root.plugin(plugin, spec.config as never)
+    } catch (error) {
+      this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
+      return
+    }
+    entry.fiber = fiber
+    entry.plugin = plugin
+    report[outcome].push(spec.key)
+    try {
+      await fiber
+    } catch (error) {
+      this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
+    }
+  }
+
+  async #unload(entry: Entry): Promise<void> {
+    const fiber = entry.fiber
+    entry.fiber = entry.plugin = undefined
+    if (!fiber) return
+    try {
+      await fiber.dispose()
+    } catch (error) {
+      this.#logger.error(`plugin "${entry.spec.key}": failed to unload: ${messageOf(error)}`)
+    }
+  }
+
+  #import(source: EntrySource): Promise<PluginModule> {
+    if (source.kind === 'package') return import(source.name)
+    const url = pathToFileURL(source.file)
+    const version = this.#versions.get(source.file)
+    // the first import shares the module with static imports of the same file; later ones are fresh copies
+    if (version) url.search = `?v=${version}`
+    return import(url.href)
+  }
+
+  #pick(spec: EntrySpec, module: PluginModule): Plugin {
+    const value = module[spec.export]
+    if (isPlugin(value)) return value
+    const what = spec.export === 'default' ? 'no default export' : `no export "${spec.export}"`
+    throw new HostConfigError(`${describe(spec.source)} has ${what} that is a cordis plugin`, spec.key)
+  }
+
+  /** Warns about applied entries still waiting for a service that nothing provides. */
+  #warnWaiting(keys: readonly string[]): void {
+    for (const key of keys) {
+      const fiber = this.#entries.get(key)?.fiber
+      if (!fiber || fiber.state !== kPending) continue
+      const missing = Object.keys(fiber.inject).filter((name) => this.root.get(name) === undefined)
+      if (!missing.length) continue
+      this.#logger.warn(`plugin "${key}": waiting for ${missing.map((name) => `"${name}"`).join(', ')}, which no loaded plugin provides`)
+    }
+  }
+
+  #watch(configText: string | undefined): void {
+    this.#watcher = new FileWatcher(
+      (file) => {
+        const pass = file === this.file ? this.reload() : this.reloadSource(file)
+        pass.catch(() => {})
+      },
+      {
+        debounceMs: this.options.debounceMs,
+        onError: (error, folder) => this.#logger.warn(`cannot watch "${folder}": ${error.message}`),
+      },
+    )
+    this.#watcher.add(this.file, configText)
+    this.#watchFiles()
+  }
+
+  /** Watches exactly the files that entries load from (plus the config file). */
+  #watchFiles(): void {
+    const watcher = this.#watcher
+    if (!watcher) return
+    const wanted = new Set([this.file])
+    for (const { spec } of this.#entries.values()) if (spec.source.kind === 'file') wanted.add(spec.source.file)
+    for (const file of watcher.files()) if (!wanted.has(file)) watcher.delete(file)
+    for (const file of wanted) watcher.add(file)
+  }
+}
+
+function describe(source: EntrySource): string {
+  return source.kind === 'file' ? `"${source.file}"` : `package "${source.name}"`
+}

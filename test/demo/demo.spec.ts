@@ -1,0 +1,102 @@
+/**
+ * The demo end to end: `cordis.yml` through the CLI, as `npm start` runs it, with no API key.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { expect } from 'chai'
+import { chooseModel, type DemoDriver } from '../../demo/driver.ts'
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
+
+interface Outcome {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function runDemo(): Promise<Outcome> {
+  const env = { ...process.env }
+  delete env.DEEPSEEK_API_KEY
+  delete env.OPENAI_API_KEY
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'start', 'cordis.yml'], {
+      cwd: projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+describe('the demo (npm start)', function () {
+  // one Node process with tsx, loading every plugin
+  this.timeout(90_000)
+  let outcome: Outcome
+
+  before(async () => {
+    outcome = await runDemo()
+  })
+
+  it('exits 0 with nothing on stderr', () => {
+    expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
+  })
+
+  it('runs on the scripted model without a key', () => {
+    expect(outcome.stdout).to.include('model: scripted/demo (no DEEPSEEK_API_KEY or OPENAI_API_KEY')
+  })
+
+  it('shows a spawned, a forked and a structured child, each completed', () => {
+    const lines = outcome.stdout.split('\n')
+    expect(lines.filter((line) => line.includes('┌─ child ')).map((line) => line.split(' · ').slice(0, 2).join(' · ').trim())).to.deep.equal([
+      '┌─ child "migration-note" · spawn',
+      '┌─ child "changelog" · fork',
+      '┌─ child "checklist" · spawn',
+    ])
+    expect(lines.filter((line) => line.includes('└─ ')).map((line) => line.split(' · ')[0].trim())).to.deep.equal([
+      '└─ "migration-note" completed',
+      '└─ "changelog" completed',
+      '└─ "checklist" completed',
+    ])
+  })
+
+  it('indents the children under the parent', () => {
+    expect(outcome.stdout).to.match(/\n {2}│ task {7}Write the 2\.0\.0 changelog entry from what we discussed\.\n/)
+  })
+
+  it('prints the structured value of the checklist child', () => {
+    expect(outcome.stdout).to.include('  │ structured {\n  │              "version": "2.0.0",\n  │              "breaking": true,')
+  })
+
+  it('ends with the summary line', () => {
+    expect(outcome.stdout).to.match(/\ndone: 3 of 3 subagents completed · [\d,]+ in \/ [\d,]+ out tokens in all · \d+ ms\n$/)
+  })
+})
+
+describe('chooseModel', () => {
+  const auto: DemoDriver.Config = { provider: 'auto' }
+
+  it('picks DeepSeek when DEEPSEEK_API_KEY is set', () => {
+    const choice = chooseModel(auto, { DEEPSEEK_API_KEY: 'k', OPENAI_API_KEY: 'k' })
+    expect([choice.provider, choice.model]).to.deep.equal(['deepseek', 'deepseek-chat'])
+  })
+
+  it('picks OpenAI when only OPENAI_API_KEY is set', () => {
+    const choice = chooseModel(auto, { OPENAI_API_KEY: 'k' })
+    expect([choice.provider, choice.model]).to.deep.equal(['openai', 'gpt-4o-mini'])
+  })
+
+  it('falls back to the scripted model without a key', () => {
+    const choice = chooseModel(auto, {})
+    expect([choice.provider, choice.model]).to.deep.equal(['scripted', 'demo'])
+  })
+
+  it('uses a provider and model set in the config as they are', () => {
+    const choice = chooseModel({ provider: 'local', model: 'qwen' }, { DEEPSEEK_API_KEY: 'k' })
+    expect([choice.provider, choice.model]).to.deep.equal(['local', 'qwen'])
+  })
+})
