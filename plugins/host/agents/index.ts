@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { type Context, Service } from 'cordis'
+import { type Context, getTraceable, Service } from 'cordis'
+import { rawService } from '../../../lib/dispatch.ts'
 import { SubagentError } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { AgentScope, kScope, scopeOf, skipShadow } from '../scope.ts'
@@ -242,10 +243,31 @@ export class Agents extends Service {
   }
 
   private createScope(agent: HostAgent, ownerCtx: Context): Context {
-    const fiber = ownerCtx.plugin(agentScopePlugin)
+    // cordis captures stacks for its error messages on every fiber; an agent scope's fiber runs
+    // no user code of its own, so the capture (most of the cost of creating it) is skipped
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    let fiber: ReturnType<Context['plugin']>
+    try {
+      fiber = ownerCtx.plugin(agentScopePlugin)
+    } finally {
+      Error.stackTraceLimit = limit
+    }
     const ctx = fiber.ctx
     const scope = (agent[kScope] ??= new AgentScope(agent))
     Object.defineProperty(ctx, kScope, { value: scope })
+    // the host's services as own accessors: the scope declares no `inject`, and cordis's lookup of
+    // a service it did not inject costs a stack capture and a waterfall on every access
+    const { sessions, tools, systemPrompt, models } = this.services
+    const services = { sessions, tools, systemPrompt, models, agents: this }
+    for (const name of Object.keys(services) as (keyof typeof services)[]) {
+      const service = rawService(services[name])
+      Object.defineProperty(ctx, name, {
+        get(this: Context) {
+          return getTraceable(this, service)
+        },
+      })
+    }
     scope.fiber = ctx.fiber
     return ctx
   }
