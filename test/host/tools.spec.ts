@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { PreExecuteDecision, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { scene } from './scene.ts'
+import { createHost } from '../support/harness.ts'
 
 const objectSchema = { type: 'object' }
 
@@ -624,5 +625,20 @@ describe('tools in a turn (SPEC §1.5)', () => {
     expect(seen[0].callId).to.equal('c1')
     expect(seen[0].signal).to.equal(s.scripted.requests[0].signal)
     await s.end()
+  })
+})
+
+describe('tools.register: parameters ajv cannot compile', () => {
+  it('rejects the registration with the compiler message', async () => {
+    const host = await createHost()
+    expect(() =>
+      host.root.tools.register({
+        name: 'broken',
+        description: 'b',
+        parameters: { type: 'object', properties: { a: { $ref: '#/nope' } } },
+        execute: () => 1,
+      }),
+    ).to.throw(TypeError, /^tool "broken" parameters: invalid JSON schema: /)
+    expect(host.root.tools.get('broken')).to.equal(undefined)
   })
 })

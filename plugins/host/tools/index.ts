@@ -1,5 +1,6 @@
 import { type Context, Service } from 'cordis'
 import { SubagentError } from '../../../lib/errors.ts'
+import { jsonViolations } from '../../../lib/json-validation.ts'
 import type {
   Agent,
   ExecuteRequest,
@@ -54,6 +55,12 @@ function assertDefinition(def: ToolDefinition): void {
   const params = def.parameters
   if (typeof params !== 'object' || params === null || Array.isArray(params) || params.type !== 'object') {
     throw new TypeError(`tool "${def.name}" parameters must be an object JSON schema`)
+  }
+  try {
+    // compiles once (cached per schema object), so a schema ajv cannot use fails here, not mid-turn
+    jsonViolations(params, {})
+  } catch (error) {
+    throw new TypeError(`tool "${def.name}" parameters: ${error instanceof Error ? error.message : String(error)}`)
   }
   if (typeof def.execute !== 'function') throw new TypeError(`tool "${def.name}" execute must be a function`)
 }

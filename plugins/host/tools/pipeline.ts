@@ -115,7 +115,12 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
     }
     if (typeof reason === 'string') return errorResult(reason, 'TOOL_DENIED')
   }
-  const violations = jsonViolations(tool.parameters, exec.args)
+  let violations: string[]
+  try {
+    violations = jsonViolations(tool.parameters, exec.args)
+  } catch (error) {
+    return errorResult(`tool "${tool.name}" has unusable parameters: ${messageOf(error)}`, 'TOOL_FAILED')
+  }
   if (violations.length) return errorResult(formatInvalidArguments(violations), 'INVALID_ARGS')
   let result: ToolResult
   try {
