@@ -30,7 +30,10 @@ declare module 'cordis' {
       info: { turn: number; step: number },
       next: () => PreStepDecision | Promise<PreStepDecision>,
     ): PreStepDecision | Promise<PreStepDecision>
-    /** After a step's tools ran: a truthy answer ends the turn `completed`. Scoped. @mode bail */
+    /**
+     * After a step's tools ran: a truthy answer ends the turn `completed`; a throw ends it `error`.
+     * A promise answer is awaited (it decides in place of the listeners after it). Scoped. @mode bail
+     */
     'agent/turn-stop'(agent: Agent, info: { turn: number; step: number }): unknown
     /**
      * Asked by `agents.resume(id)`: a session store answers with the stored header and events.
@@ -113,6 +116,7 @@ function agentScopePlugin(): void {}
 export class Agents extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly records = new Map<string, AgentRecord>()
+  private readonly fiberAgents = new WeakMap<Context['fiber'], Set<AgentRecord>>()
   private services!: LoopServices & { sessions: Sessions }
 
   constructor(ctx: Context) {
@@ -144,7 +148,10 @@ export class Agents extends Service {
    * down everything made so far before rejecting, so a rejected create leaves no trace.
    */
   create(options: CreateOptions = {}): Promise<AgentHandle> {
-    return this.transaction(options, options.owner ?? scopeOf(this.ctx)?.agent, this.ctx)
+    // `this` is cordis's tracing proxy: read the caller once, then run on the raw service
+    const caller = this.ctx
+    const owner = (options as CreateOptions | null)?.owner ?? scopeOf(caller)?.agent
+    return rawService(this).transaction(options, owner, caller)
   }
 
   /** Reads a stored session (e.g. from `SessionFiles`) and publishes its agent. */
@@ -153,7 +160,7 @@ export class Agents extends Service {
     if (this.records.has(id)) throw new SubagentError('INVALID_SESSION', `agent "${id}" is already live`)
     const stored = await this.services.dispatcher.bail(undefined, 'session/load', id) as StoredSession | undefined
     if (!stored) throw new SubagentError('INVALID_SESSION', `no session store holds session "${id}"`)
-    return this.transaction(options, options.owner ?? scopeOf(this.ctx)?.agent, this.ctx, stored)
+    return rawService(this).transaction(options, options.owner ?? scopeOf(this.ctx)?.agent, this.ctx, stored)
   }
 
   private async transaction(
@@ -226,11 +233,14 @@ export class Agents extends Service {
     }
     if (ownerCtx) {
       // an agent made through a plugin's context goes with that plugin; unloading it awaits the disposal
+      let owned: Set<AgentRecord>
       try {
-        record.release = ownerCtx.effect(() => () => record.handle.dispose(), 'ctx.agents.create()') as () => void
+        owned = this.ownedBy(ownerCtx)
       } catch (error) {
         throw new SubagentError('CREATION_ABORTED', `the context creating agent "${agent.id}" was disposed before it was published`, { cause: error })
       }
+      owned.add(record)
+      record.release = () => void owned.delete(record)
     }
     this.services.sessions.publish(session)
     this.records.set(agent.id, record)
@@ -240,6 +250,28 @@ export class Agents extends Service {
     }
     const scope = agent[kScope]
     this.services.dispatcher.emit(scope, 'agent/created', agent)
+  }
+
+  /**
+   * The agents a plugin's fiber owns. One cordis effect per fiber (made with its first agent)
+   * disposes them all when the plugin unloads, so creating an agent spends no effect of its own.
+   * Throws cordis's inactive-context error for a disposed fiber.
+   */
+  private ownedBy(ctx: Context): Set<AgentRecord> {
+    const fiber = ctx.fiber
+    fiber.assertActive()
+    let owned = this.fiberAgents.get(fiber)
+    if (owned) return owned
+    const agents = new Set<AgentRecord>()
+    ctx.effect(() => {
+      this.fiberAgents.set(fiber, agents)
+      return async () => {
+        this.fiberAgents.delete(fiber)
+        await Promise.allSettled([...agents].map((record) => record.handle.dispose()))
+      }
+    }, 'ctx.agents.create()')
+    owned = agents
+    return owned
   }
 
   private createScope(agent: HostAgent, ownerCtx: Context): Context {
