@@ -3,6 +3,7 @@
  * and error is re-exported here (SPEC §7).
  */
 
+export { CodeMode } from './plugins/code-mode/index.ts'
 export { DepthPolicy } from './plugins/depth-policy/index.ts'
 export { Agents, Host, Models, Sessions, SystemPrompt, Tools } from './plugins/host/index.ts'
 export type { AssembledPrompt, CreateOptions, PreStepDecision, StoredSession } from './plugins/host/index.ts'

@@ -1,0 +1,187 @@
+import { readFileSync } from 'node:fs'
+import { expect } from 'chai'
+import type { ToolExecution } from '../../lib/types.ts'
+import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
+import { createHost } from '../support/harness.ts'
+import { createFixture, textOf } from './fixture.ts'
+
+const defaultDescription = describeRunCode({ timeoutMs: 5000, memoryBytes: DEFAULT_MEMORY_BYTES })
+
+describe('CodeMode plugin', () => {
+  describe('the tool', () => {
+    it('shows the model run_code with its description and parameter schema', async () => {
+      const fixture = await createFixture()
+      const { host, agent } = fixture
+      host.scripted.push({ text: 'nothing to do' })
+      agent.followup('hello')
+      await agent.whenIdle()
+      const tools = host.scripted.requests[0]!.tools ?? []
+      expect(tools.find((tool) => tool.name === 'run_code')).to.deep.equal({
+        name: 'run_code',
+        description: defaultDescription,
+        parameters: TOOL_PARAMETERS,
+      })
+      await fixture.close()
+    })
+
+    it('gives the model the returned value as the tool result of its call', async () => {
+      const fixture = await createFixture()
+      const { host, agent } = fixture
+      const code = 'const r = await tools.search({ q: "cats" }); return { first: r.hits[0], count: r.hits.length }'
+      host.scripted.push({ toolCalls: [{ id: 'call_code', name: 'run_code', arguments: JSON.stringify({ code }) }] }, { text: 'done' })
+      agent.followup('find cats')
+      await agent.whenIdle()
+      const toolMessage = host.scripted.requests[1]!.messages.find((message) => message.role === 'tool')
+      expect(toolMessage).to.deep.include({ callId: 'call_code', name: 'run_code', isError: false })
+      expect(toolMessage?.content).to.deep.equal([{ type: 'text', text: '{"first":"cats-1","count":2}' }])
+      await fixture.close()
+    })
+
+    it('returns the program value as the result value', async () => {
+      const fixture = await createFixture()
+      const result = await fixture.runCode('return [1, { a: "b" }]')
+      expect(result).to.deep.include({ isError: false, value: [1, { a: 'b' }] })
+      await fixture.close()
+    })
+
+    it('turns a thrown program error into the error result "Error: <Name>: <message>", code SANDBOX', async () => {
+      const fixture = await createFixture()
+      const result = await fixture.runCode('throw new Error("boom")')
+      expect(result.isError).to.equal(true)
+      expect(result.code).to.equal('SANDBOX')
+      expect(textOf(result)).to.equal('Error: boom')
+      await fixture.close()
+    })
+
+    it('applies the configured time limit', async () => {
+      const fixture = await createFixture({ timeoutMs: 100 })
+      const result = await fixture.runCode('while (true) {}')
+      expect(textOf(result)).to.equal('Error: run_code timed out after 100 ms')
+      await fixture.close()
+    })
+  })
+
+  describe('bindings', () => {
+    it('binds every tool the agent sees except run_code itself', async () => {
+      const fixture = await createFixture()
+      const { agent } = fixture
+      agent.ctx.tools.register({ name: 'mine', description: 'Scoped.', parameters: { type: 'object' }, execute: () => 'mine' })
+      agent.ctx.tools.restrict({ deny: ['plain'] })
+      const result = await fixture.runCode('return Object.keys(tools).sort()')
+      expect(result.value).to.deep.equal(['fail', 'mine', 'search'])
+      await fixture.close()
+    })
+
+    it('runs each binding call as a nested execution of the same agent under the run_code token', async () => {
+      const fixture = await createFixture()
+      await fixture.runCode('return await tools.search({ q: "x" })')
+      const [nested, outer] = fixture.results
+      expect(outer!.exec.name).to.equal('run_code')
+      expect(nested!.exec).to.deep.include({ name: 'search', agent: fixture.agent, parent: outer!.exec.token })
+      expect(nested!.exec.args).to.deep.equal({ q: 'x' })
+      expect(outer!.result.value).to.deep.equal({ hits: ['x-1', 'x-2'] })
+      await fixture.close()
+    })
+
+    it('resolves a binding with the text of a tool that returns content only', async () => {
+      const fixture = await createFixture()
+      const result = await fixture.runCode('return await tools.plain({})')
+      expect(result.value).to.equal('line one\nline two')
+      await fixture.close()
+    })
+
+    it('rejects a binding with the message and code of a failed nested call', async () => {
+      const fixture = await createFixture()
+      const result = await fixture.runCode(
+        'const seen = []; for (const call of [() => tools.fail({}), () => tools.search({ q: 1 })]) {' +
+          ' try { await call() } catch (e) { seen.push([e.message.split(":")[0], e.code]) } } return seen',
+      )
+      expect(result.value).to.deep.equal([
+        ['the index is offline', 'TOOL_FAILED'],
+        ['invalid arguments', 'INVALID_ARGS'],
+      ])
+      await fixture.close()
+    })
+
+    it('fails run_code with the nested error when the program does not catch it', async () => {
+      const fixture = await createFixture()
+      const result = await fixture.runCode('await tools.fail({})')
+      expect(textOf(result)).to.equal('Error: the index is offline')
+      await fixture.close()
+    })
+
+    it('aborts the program and its nested call when the call signal aborts', async () => {
+      const fixture = await createFixture()
+      const controller = new AbortController()
+      let nestedEnded: Promise<void> | undefined
+      fixture.agent.ctx.tools.register({
+        name: 'wait',
+        description: 'Waits until cancelled.',
+        parameters: { type: 'object' },
+        execute: (_args: never, exec: ToolExecution) => {
+          const ended = new Promise<never>((_resolve, reject) => {
+            exec.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
+          })
+          nestedEnded = ended.then(
+            () => undefined,
+            () => undefined,
+          )
+          controller.abort()
+          return ended
+        },
+      })
+      const result = await fixture.runCode('await tools.wait({})', controller.signal)
+      expect(textOf(result)).to.equal('Error: run_code was aborted')
+      await nestedEnded
+      // the nested call's own result is emitted after its body settles
+      await new Promise((resolve) => setImmediate(resolve))
+      const nested = fixture.results.find(({ exec }) => exec.name === 'wait')
+      expect(nested && textOf(nested.result)).to.equal('Error: stopped')
+      await fixture.close()
+    })
+  })
+
+  describe('lifecycle', () => {
+    it('removes run_code when unloaded', async () => {
+      const host = await createHost()
+      const baseline = host.snapshot()
+      const fiber = host.root.plugin(CodeMode)
+      await fiber
+      expect(host.root.tools.get('run_code')).to.not.equal(undefined)
+      await fiber.dispose()
+      expect(host.root.tools.get('run_code')).to.equal(undefined)
+      expect(host.snapshot()).to.deep.equal(baseline)
+    })
+
+    it('registers run_code again with the new limits on a config update', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode)
+      await fiber
+      fiber.update({ timeoutMs: 1500, memoryBytes: 8 * 1024 * 1024 })
+      await fiber
+      expect(host.root.tools.get('run_code')?.description).to.equal(
+        describeRunCode({ timeoutMs: 1500, memoryBytes: 8 * 1024 * 1024 }),
+      )
+      expect(host.root.tools.get('run_code')?.description).to.include('1.5 seconds').and.include('8 MiB')
+      await fiber.dispose()
+    })
+
+    it('rejects a memoryBytes below 1 MiB in its config', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode, { timeoutMs: 5000, memoryBytes: 1024 })
+      const error = await fiber.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      )
+      expect(error).to.be.an('error')
+      expect(host.root.tools.get('run_code')).to.equal(undefined)
+    })
+
+    it('quotes its default description and parameter schema in the README', () => {
+      const readme = readFileSync(new URL('../../plugins/code-mode/README.md', import.meta.url), 'utf8')
+      expect(readme).to.include(`> ${defaultDescription}\n`)
+      const schema = /Parameters \(`TOOL_PARAMETERS`\):\n```json\n([\s\S]*?)\n```/.exec(readme)?.[1]
+      expect(JSON.parse(schema ?? 'null')).to.deep.equal(TOOL_PARAMETERS)
+    })
+  })
+})

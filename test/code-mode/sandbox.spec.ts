@@ -1,0 +1,349 @@
+import { expect } from 'chai'
+import { runSandboxed, type SandboxBinding, sandboxMessages } from '../../plugins/code-mode/sandbox.ts'
+import '../support/unhandled.ts'
+
+const MiB = 1024 * 1024
+
+/** A binding call the test settles by hand. */
+interface HeldCall {
+  args: unknown
+  signal: AbortSignal
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+/** A binding whose calls wait until the test settles them; `calls` records each. */
+function heldBinding(): { binding: SandboxBinding; calls: HeldCall[] } {
+  const calls: HeldCall[] = []
+  const binding: SandboxBinding = (args, signal) =>
+    new Promise((resolve, reject) => {
+      calls.push({ args, signal, resolve, reject })
+    })
+  return { binding, calls }
+}
+
+const echo: SandboxBinding = async (args) => args
+
+describe('runSandboxed', () => {
+  describe('results', () => {
+    it('returns a JSON copy of the value the program returns', async () => {
+      const outcome = await runSandboxed({ code: 'return { a: [1, "x", null, true], d: new Date(0) }', bindings: {} })
+      expect(outcome).to.deep.equal({ ok: true, value: { a: [1, 'x', null, true], d: '1970-01-01T00:00:00.000Z' } })
+    })
+
+    it('returns undefined when the program returns nothing', async () => {
+      expect(await runSandboxed({ code: 'const x = 1', bindings: {} })).to.deep.equal({ ok: true, value: undefined })
+    })
+
+    it('fails a run that returns a function with "run_code result is not JSON: cannot serialize a function"', async () => {
+      const outcome = await runSandboxed({ code: 'return () => 1', bindings: {} })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code result is not JSON: cannot serialize a function' })
+    })
+
+    it('fails a run that returns a circular structure with the serializer\'s reason', async () => {
+      const outcome = await runSandboxed({ code: 'const o = {}; o.self = o; return o', bindings: {} })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code result is not JSON: circular reference' })
+    })
+  })
+
+  describe('bindings', () => {
+    it('resolves an awaited binding call with a JSON copy of the host result', async () => {
+      const seen: unknown[] = []
+      const search: SandboxBinding = async (args) => {
+        seen.push(args)
+        return { hits: ['a', 'b'], at: new Date(0) }
+      }
+      const outcome = await runSandboxed({
+        code: 'const r = await tools.search({ q: 1, skip: undefined }); return [r.hits, r.at]',
+        bindings: { search },
+      })
+      expect(seen).to.deep.equal([{ q: 1 }])
+      expect(outcome).to.deep.equal({ ok: true, value: [['a', 'b'], '1970-01-01T00:00:00.000Z'] })
+    })
+
+    it('passes undefined to a binding called without an argument', async () => {
+      const seen: unknown[] = []
+      const probe: SandboxBinding = async (args) => {
+        seen.push(args)
+      }
+      const outcome = await runSandboxed({ code: 'return await tools.probe()', bindings: { probe } })
+      expect(seen).to.deep.equal([undefined])
+      expect(outcome).to.deep.equal({ ok: true, value: undefined })
+    })
+
+    it('runs binding calls concurrently under Promise.all', async () => {
+      const { binding, calls } = heldBinding()
+      const gate: SandboxBinding = (args, signal) => {
+        const pending = binding(args, signal)
+        // every call is in flight before any settles: a sequential program would wait forever
+        if (calls.length === 3) for (const call of calls) call.resolve(call.args)
+        return pending
+      }
+      const outcome = await runSandboxed({
+        code: 'return await Promise.all([tools.gate(1), tools.gate(2), tools.gate(3)])',
+        bindings: { gate },
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: [1, 2, 3] })
+    })
+
+    it('runs binding calls one after another when the program awaits each in turn', async () => {
+      const order: string[] = []
+      const step: SandboxBinding = async (args) => {
+        order.push(`start ${args}`)
+        await Promise.resolve()
+        order.push(`end ${args}`)
+        return args
+      }
+      const outcome = await runSandboxed({
+        code: 'const a = await tools.step(1); const b = await tools.step(a + 1); return a + b',
+        bindings: { step },
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: 3 })
+      expect(order).to.deep.equal(['start 1', 'end 1', 'start 2', 'end 2'])
+    })
+
+    it('lets the program catch a binding rejection as an Error with the host message and code', async () => {
+      const fail: SandboxBinding = async () => {
+        throw Object.assign(new Error('no such page'), { code: 'NOT_FOUND' })
+      }
+      const outcome = await runSandboxed({
+        code: 'try { await tools.fail() } catch (e) { return [e instanceof Error, e.name, e.message, e.code] }',
+        bindings: { fail },
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: [true, 'Error', 'no such page', 'NOT_FOUND'] })
+    })
+
+    it('fails the run with the binding rejection the program does not catch', async () => {
+      const fail: SandboxBinding = async () => {
+        throw new Error('no such page')
+      }
+      expect(await runSandboxed({ code: 'await tools.fail()', bindings: { fail } })).to.deep.equal({
+        ok: false,
+        error: 'Error: no such page',
+      })
+    })
+
+    it('rejects a binding call whose host result is not JSON', async () => {
+      const big: SandboxBinding = async () => 1n
+      const outcome = await runSandboxed({
+        code: 'try { await tools.big() } catch (e) { return e.message }',
+        bindings: { big },
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: 'tool result is not JSON: Do not know how to serialize a BigInt' })
+    })
+
+    it('rejects a binding call inside the sandbox when the argument is not JSON', async () => {
+      const outcome = await runSandboxed({
+        code: 'try { await tools.echo(1n) } catch (e) { return e.name }',
+        bindings: { echo },
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: 'TypeError' })
+    })
+
+    it('aborts the signal of a binding call still in flight when the run ends', async () => {
+      const { binding, calls } = heldBinding()
+      const outcome = await runSandboxed({ code: 'tools.wait(); return "left it running"', bindings: { wait: binding } })
+      expect(outcome).to.deep.equal({ ok: true, value: 'left it running' })
+      expect(calls).to.have.length(1)
+      expect(calls[0]!.signal.aborted).to.equal(true)
+    })
+
+    it('ignores binding calls that settle after the run ended', async () => {
+      const { binding, calls } = heldBinding()
+      const outcome = await runSandboxed({
+        code: 'tools.wait(1); tools.wait(2); return "done"',
+        bindings: { wait: binding },
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: 'done' })
+      calls[0]!.resolve({ late: true })
+      calls[1]!.reject(new Error('late failure'))
+      // a late settlement is dropped on a later microtask: let it run before the unhandled check
+      await new Promise((resolve) => setImmediate(resolve))
+    })
+  })
+
+  describe('errors', () => {
+    it('reports a thrown error as "<Name>: <message>"', async () => {
+      expect(await runSandboxed({ code: 'throw new TypeError("boom")', bindings: {} })).to.deep.equal({
+        ok: false,
+        error: 'TypeError: boom',
+      })
+    })
+
+    it('reports a thrown non-error value as "Uncaught <value>"', async () => {
+      expect(await runSandboxed({ code: 'throw "boom"', bindings: {} })).to.deep.equal({ ok: false, error: 'Uncaught boom' })
+      expect(await runSandboxed({ code: 'throw { code: 7 }', bindings: {} })).to.deep.equal({
+        ok: false,
+        error: 'Uncaught {"code":7}',
+      })
+    })
+
+    it('reports a syntax error in the program as a SyntaxError', async () => {
+      const outcome = await runSandboxed({ code: 'return 1 +', bindings: {} })
+      expect(outcome.ok).to.equal(false)
+      expect(!outcome.ok && outcome.error).to.match(/^SyntaxError: /)
+    })
+  })
+
+  describe('limits', () => {
+    it('stops a busy loop with "run_code timed out after <ms> ms"', async () => {
+      expect(await runSandboxed({ code: 'while (true) {}', bindings: {}, timeoutMs: 100 })).to.deep.equal({
+        ok: false,
+        error: 'run_code timed out after 100 ms',
+      })
+    })
+
+    it('stops an await that never settles at the time limit', async () => {
+      const outcome = await runSandboxed({ code: 'await new Promise(() => {})', bindings: {}, timeoutMs: 100 })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 100 ms' })
+    })
+
+    it('counts a binding call that never settles against the time limit, then aborts its signal', async () => {
+      const { binding, calls } = heldBinding()
+      const outcome = await runSandboxed({ code: 'await tools.wait()', bindings: { wait: binding }, timeoutMs: 100 })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 100 ms' })
+      expect(calls[0]!.signal.aborted).to.equal(true)
+    })
+
+    it('stops a promise-job storm at the time limit', async () => {
+      const outcome = await runSandboxed({
+        code: 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})',
+        bindings: {},
+        timeoutMs: 100,
+      })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 100 ms' })
+    })
+
+    it('stops a typed-array memory bomb with "run_code exceeded its memory limit"', async () => {
+      const outcome = await runSandboxed({
+        code: 'const keep = []; while (true) keep.push(new Uint8Array(1 << 20))',
+        bindings: {},
+        memoryBytes: 4 * MiB,
+      })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code exceeded its memory limit' })
+    })
+
+    it('stops an object memory bomb at the memory limit', async () => {
+      const outcome = await runSandboxed({
+        code: 'const keep = []; while (true) keep.push({ n: keep.length, s: String(keep.length) })',
+        bindings: {},
+        memoryBytes: 4 * MiB,
+      })
+      expect(outcome).to.deep.equal({ ok: false, error: sandboxMessages.memory })
+    })
+
+    it('rejects a binding result larger than the memory limit inside the sandbox', async () => {
+      const huge: SandboxBinding = async () => 'x'.repeat(2 * MiB)
+      const outcome = await runSandboxed({
+        code: 'try { await tools.huge() } catch (e) { return e.message }',
+        bindings: { huge },
+        memoryBytes: MiB,
+      })
+      expect(outcome).to.deep.equal({
+        ok: true,
+        value: `tool result of ${2 * MiB + 2} characters does not fit in the memory limit`,
+      })
+    })
+
+    it('stops runaway recursion with "run_code exceeded its stack limit"', async () => {
+      expect(await runSandboxed({ code: 'const f = () => f() + 1; return f()', bindings: {} })).to.deep.equal({
+        ok: false,
+        error: 'run_code exceeded its stack limit',
+      })
+    })
+
+    it('reports nesting that exhausts the host stack as the stack limit and recovers for the next run', async () => {
+      const nested = `${'('.repeat(5000)}1${')'.repeat(5000)}`
+      expect(await runSandboxed({ code: `return ${nested}`, bindings: {} })).to.deep.equal({
+        ok: false,
+        error: sandboxMessages.stack,
+      })
+      expect(await runSandboxed({ code: 'return 1', bindings: {} })).to.deep.equal({ ok: true, value: 1 })
+    })
+
+    it('rejects limits that are not positive with a RangeError', async () => {
+      const zero = await runSandboxed({ code: '', bindings: {}, timeoutMs: 0 }).catch((error: unknown) => error)
+      expect(zero).to.be.instanceOf(RangeError)
+      const tiny = await runSandboxed({ code: '', bindings: {}, memoryBytes: 1024 }).catch((error: unknown) => error)
+      expect(tiny).to.be.instanceOf(RangeError)
+    })
+  })
+
+  describe('abort', () => {
+    it('stops a program waiting on a binding with "run_code was aborted"', async () => {
+      const controller = new AbortController()
+      const { binding, calls } = heldBinding()
+      const wait: SandboxBinding = (args, signal) => {
+        const pending = binding(args, signal)
+        controller.abort()
+        return pending
+      }
+      const outcome = await runSandboxed({ code: 'await tools.wait()', bindings: { wait }, signal: controller.signal })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code was aborted' })
+      expect(calls[0]!.signal.aborted).to.equal(true)
+    })
+
+    it('does not start a program whose signal is already aborted', async () => {
+      const { binding, calls } = heldBinding()
+      const outcome = await runSandboxed({ code: 'await tools.wait()', bindings: { wait: binding }, signal: AbortSignal.abort() })
+      expect(outcome).to.deep.equal({ ok: false, error: sandboxMessages.aborted })
+      expect(calls).to.have.length(0)
+    })
+  })
+
+  describe('isolation', () => {
+    it('gives the program no require, process, fetch or timers', async () => {
+      const outcome = await runSandboxed({
+        code: 'return [typeof require, typeof process, typeof fetch, typeof setTimeout, typeof module, typeof globalThis.std]',
+        bindings: {},
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: Array(6).fill('undefined') })
+    })
+
+    it('discards console output', async () => {
+      const outcome = await runSandboxed({ code: 'console.log("hi"); console.error("x"); return "ran"', bindings: {} })
+      expect(outcome).to.deep.equal({ ok: true, value: 'ran' })
+    })
+
+    it('exposes exactly the bindings as a frozen tools object', async () => {
+      const outcome = await runSandboxed({
+        code: 'tools.extra = 1; return [Object.keys(tools), Object.isFrozen(tools), typeof tools.echo]',
+        bindings: { echo, other: echo },
+      })
+      expect(outcome).to.deep.equal({ ok: true, value: [['echo', 'other'], true, 'function'] })
+    })
+
+    it('starts every run from fresh globals', async () => {
+      await runSandboxed({ code: 'globalThis.leak = 1', bindings: {} })
+      expect(await runSandboxed({ code: 'return typeof leak', bindings: {} })).to.deep.equal({ ok: true, value: 'undefined' })
+    })
+
+    it('keeps concurrent runs apart', async () => {
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          runSandboxed({ code: `globalThis.mine = ${index}; await tools.echo(0); return mine`, bindings: { echo } }),
+        ),
+      )
+      expect(outcomes).to.deep.equal(Array.from({ length: 8 }, (_, index) => ({ ok: true, value: index })))
+    })
+
+    it('completes 200 runs in a row, disposing every handle', async () => {
+      // a handle left alive makes QuickJS fail the runtime's disposal, which would fail the run
+      const fail: SandboxBinding = async () => {
+        throw new Error('x')
+      }
+      const programs = [
+        'return await tools.echo({ n: 1 })',
+        'try { await tools.fail() } catch (e) { return e.message }',
+        'tools.echo(1); tools.echo(2); return 3',
+        'throw new Error("boom")',
+      ]
+      let completed = 0
+      for (let run = 0; run < 200; run++) {
+        const outcome = await runSandboxed({ code: programs[run % programs.length]!, bindings: { echo, fail } })
+        if (outcome.ok || outcome.error === 'Error: boom') completed++
+      }
+      expect(completed).to.equal(200)
+    })
+  })
+})
