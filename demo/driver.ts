@@ -11,8 +11,10 @@ import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
 import type {} from '../plugins/loader/index.ts'
 import type {} from '../plugins/scripted-model/index.ts'
+import { type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 import { demoReply } from './script.ts'
-import { CONTEXT_MESSAGE, PERSONA, TASK_MESSAGE } from './story.ts'
+import { story } from './story.ts'
+import { formatTokens } from './transcript.ts'
 
 interface ModelChoice {
   provider: string
@@ -28,17 +30,14 @@ const keyedProviders = [
 ]
 
 export function chooseModel(config: DemoDriver.Config, env: NodeJS.ProcessEnv = process.env): ModelChoice {
+  const locale = config.locale ?? 'en-US'
   if (config.provider !== 'auto') {
-    return { provider: config.provider, model: config.model ?? 'demo', note: 'set in cordis.yml' }
+    return { provider: config.provider, model: config.model ?? 'demo', note: text(locale, 'demo.noteConfig') }
   }
   for (const { env: name, provider, model } of keyedProviders) {
-    if (env[name]) return { provider, model: config.model ?? model, note: `${name} is set` }
+    if (env[name]) return { provider, model: config.model ?? model, note: text(locale, 'demo.noteKey', { env: name }) }
   }
-  return {
-    provider: 'scripted',
-    model: config.model ?? 'demo',
-    note: 'no DEEPSEEK_API_KEY or OPENAI_API_KEY: replies come from demo/script.ts, token counts are estimates',
-  }
+  return { provider: 'scripted', model: config.model ?? 'demo', note: text(locale, 'demo.noteScripted') }
 }
 
 function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
@@ -58,6 +57,8 @@ function addUsage(total: Usage, usage: Usage | undefined): void {
 /** Runs the demo once per apply; unloading the plugin disposes the parent (and so its children). */
 export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
   const write = (line: string) => process.stdout.write(`${line}\n`)
+  const locale = config.locale ?? 'en-US'
+  const texts = story(locale)
   const choice = chooseModel(config)
   let isActive = true
   ctx.effect(() => () => {
@@ -71,7 +72,7 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
       return () => scripted.repeat(undefined)
     }, 'demo script')
   }
-  ctx.systemPrompt.section({ name: 'persona', order: 0, text: PERSONA })
+  ctx.systemPrompt.section({ name: 'persona', order: 0, text: texts.persona })
 
   const children = { started: 0, completed: 0, usage: { inputTokens: 0, outputTokens: 0 } }
   ctx.on('subagent/start', () => {
@@ -83,15 +84,15 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
   })
 
   const run = async (): Promise<number> => {
-    write('subagent-inprocess demo: a parent agent delegates to in-process subagents')
-    write(`model: ${choice.provider}/${choice.model} (${choice.note})`)
+    write(text(locale, 'demo.title'))
+    write(text(locale, 'demo.model', { provider: choice.provider, model: choice.model, note: choice.note }))
     write('')
     const startedAt = performance.now()
     const { agent } = await ctx.agents.create({ agentOptions: { provider: choice.provider, model: choice.model } })
-    write(`parent agent ${agent.id.slice(0, 8)}`)
+    write(text(locale, 'demo.parent', { id: agent.id.slice(0, 8) }))
     const parentUsage: Usage = { inputTokens: 0, outputTokens: 0 }
     let isComplete = true
-    for (const message of [CONTEXT_MESSAGE, TASK_MESSAGE]) {
+    for (const message of [texts.context, texts.task]) {
       agent.followup(message)
       await agent.whenIdle()
       if (lastTurnEnd(agent)?.kind !== 'completed') {
@@ -107,9 +108,12 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
     const total = { inputTokens: parentUsage.inputTokens + children.usage.inputTokens, outputTokens: parentUsage.outputTokens + children.usage.outputTokens }
     const ok = isComplete && children.started > 0 && children.completed === children.started
     write(
-      `${ok ? 'done' : 'finished with problems'}: ${children.completed} of ${children.started} subagents completed · ` +
-        `${total.inputTokens.toLocaleString('en-US')} in / ${total.outputTokens.toLocaleString('en-US')} out tokens in all · ` +
-        `${Math.round(performance.now() - startedAt)} ms`,
+      text(locale, ok ? 'demo.done' : 'demo.problems', {
+        completed: children.completed,
+        started: children.started,
+        tokens: formatTokens(total, locale),
+        ms: Math.round(performance.now() - startedAt),
+      }),
     )
     return ok ? 0 : 1
   }
@@ -131,13 +135,14 @@ export namespace DemoDriver {
   export interface Config {
     provider: string
     model?: string
+    /** Language of the status lines and of the demo's messages to the model (default `en-US`). */
+    locale?: Locale
   }
-  export const Config: Schema<Config> = Schema.object({
-    provider: Schema.string()
-      .default('auto')
-      .description('Provider of the parent agent. `auto`: deepseek when DEEPSEEK_API_KEY is set, else openai when OPENAI_API_KEY is set, else scripted.'),
-    model: Schema.string().description('Model name; by default deepseek-chat, gpt-4o-mini or demo, following the provider.'),
-  })
+  // field descriptions: `config.demo` in locales/*.yml
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({ provider: Schema.string().default('auto'), model: Schema.string(), locale: localeOption() }),
+    'demo',
+  )
 }
 
 export default DemoDriver

@@ -1,15 +1,23 @@
 /**
  * What the demo asks: the same two user messages go to the scripted model and to a real one.
+ * The texts are `demo.persona`, `demo.context` and `demo.task` in `locales/*.yml`.
  */
 import type { JsonSchema } from '../lib/types.ts'
+import { type Locale, text } from '../locales/index.ts'
 
-/** Global system prompt of the demo (parent and children alike). */
-export const PERSONA =
-  'You are a concise engineering assistant for a small open-source library. Keep every answer under 80 words.'
+export interface Story {
+  /** Global system prompt of the demo (parent and children alike). */
+  persona: string
+  /** Turn 1: context that a forked child will see and a spawned one will not. */
+  context: string
+  /** Turn 2: the delegation task. */
+  task: string
+}
 
-/** Turn 1: context that a forked child will see and a spawned one will not. */
-export const CONTEXT_MESSAGE =
-  'We maintain tinyqueue, a 120-line TypeScript priority queue. Version 2.0 drops Node 16 and renames `peek()` to `top()`.'
+/** The demo's texts in `locale`. */
+export function story(locale: Locale): Story {
+  return { persona: text(locale, 'demo.persona'), context: text(locale, 'demo.context'), task: text(locale, 'demo.task') }
+}
 
 /** The schema the third child answers with (the scripted parent sends this one). */
 export const CHECKLIST_SCHEMA: JsonSchema = {
@@ -22,12 +30,3 @@ export const CHECKLIST_SCHEMA: JsonSchema = {
   required: ['version', 'breaking', 'steps'],
   additionalProperties: false,
 }
-
-/** Turn 2: the delegation task. */
-export const TASK_MESSAGE = [
-  'Prepare the 2.0 release. Use the `subagent` tool three times, one call at a time:',
-  '1. mode "spawn", label "migration-note": a two-sentence migration note about the rename (give it the facts it needs; it does not see this conversation);',
-  '2. mode "fork", label "changelog": the 2.0 changelog entry (it sees this conversation);',
-  '3. label "checklist", with an output_schema for {version: string, breaking: boolean, steps: string[]}: the release checklist.',
-  'Then summarize the results for me in three short lines.',
-].join('\n')

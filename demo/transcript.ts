@@ -17,8 +17,11 @@ import type {
 } from '../lib/types.ts'
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
+import { hasText, type Locale, localeOption, localizeConfig, localizeDiagnostic, text } from '../locales/index.ts'
 
 const LABEL_WIDTH = 11
+
+type Label = 'user' | 'assistant' | 'tool' | 'task' | 'structured' | ''
 
 interface SessionView {
   depth: number
@@ -37,15 +40,36 @@ function textOf(content: readonly ContentBlock[]): string {
   return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim()
 }
 
-function formatUsage(usage: Usage | undefined): string | undefined {
-  if (!usage || (!usage.inputTokens && !usage.outputTokens)) return undefined
-  return `${usage.inputTokens.toLocaleString('en-US')} in / ${usage.outputTokens.toLocaleString('en-US')} out tokens`
+/** `<input> in / <output> out tokens` (`transcript.tokens`), numbers grouped by thousands. */
+export function formatTokens(usage: Usage, locale: Locale): string {
+  return text(locale, 'transcript.tokens', {
+    input: usage.inputTokens.toLocaleString(locale),
+    output: usage.outputTokens.toLocaleString(locale),
+  })
 }
 
-function reasonText(reason: TurnEndReason): string {
-  if (reason.kind === 'error') return `error: ${reason.error.message}`
-  if (reason.kind === 'aborted') return `aborted (${reason.cause.kind})`
-  return reason.kind
+function formatUsage(usage: Usage | undefined, locale: Locale): string | undefined {
+  if (!usage || (!usage.inputTokens && !usage.outputTokens)) return undefined
+  return formatTokens(usage, locale)
+}
+
+/** A turn's end or a child's stop reason in words; a kind without a text is shown as it is. */
+function outcomeText(kind: string, locale: Locale): string {
+  const key = `transcript.outcome.${kind}`
+  return hasText(key) ? text(locale, key) : kind
+}
+
+function reasonText(reason: TurnEndReason, locale: Locale): string {
+  if (reason.kind === 'error') return text(locale, 'transcript.failedWith', { message: reason.error.message })
+  if (reason.kind === 'aborted') return text(locale, 'transcript.abortedBy', { cause: reason.cause.kind })
+  return outcomeText(reason.kind, locale)
+}
+
+/** Columns `text` takes in a terminal: East Asian wide characters take two. */
+function displayWidth(value: string): number {
+  let width = 0
+  for (const char of value) width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(char) ? 2 : 1
+  return width
 }
 
 function formatMs(ms: number): string {
@@ -77,7 +101,7 @@ function wrap(text: string, width: number): string[] {
 }
 
 /** A `subagent` call in words, with its whole prompt; any other call on one line. */
-function toolCallText(block: Extract<ContentBlock, { type: 'tool-call' }>, width: number): string {
+function toolCallText(block: Extract<ContentBlock, { type: 'tool-call' }>, width: number, locale: Locale): string {
   let args: Record<string, unknown> = {}
   try {
     args = JSON.parse(block.arguments) as Record<string, unknown>
@@ -86,21 +110,35 @@ function toolCallText(block: Extract<ContentBlock, { type: 'tool-call' }>, width
   }
   if (block.name === 'subagent' && typeof args.prompt === 'string') {
     const how = [String(args.mode ?? 'spawn'), ...(args.label ? [JSON.stringify(args.label)] : [])]
-    if (args.output_schema) how.push('with output_schema')
+    if (args.output_schema) how.push(text(locale, 'transcript.withOutputSchema'))
     return `→ subagent (${how.join(', ')}): ${args.prompt}`
   }
   return shorten(`→ ${block.name} ${JSON.stringify(args)}`, width)
+}
+
+export interface TranscriptOptions {
+  width: number
+  maxLines: number
+  /** Language of the labels and status words (default `en-US`); the conversation is shown as it is. */
+  locale?: Locale
 }
 
 /** Turns events into indented lines; `write` receives one line at a time. */
 export class TranscriptPrinter {
   readonly #sessions = new Map<string, SessionView>()
   readonly #runs = new Map<string, RunView>()
+  readonly #locale: Locale
 
   constructor(
     private readonly write: (line: string) => void,
-    private readonly options: { width: number; maxLines: number },
-  ) {}
+    private readonly options: TranscriptOptions,
+  ) {
+    this.#locale = options.locale ?? 'en-US'
+  }
+
+  #text(key: string, params?: Record<string, string | number>): string {
+    return text(this.#locale, `transcript.${key}`, params)
+  }
 
   event(session: Session, event: SessionEvent): void {
     let view = this.#sessions.get(session.id)
@@ -117,10 +155,10 @@ export class TranscriptPrinter {
 
   start(info: SubagentInfo, session: Session | undefined): void {
     this.#runs.set(info.runId, { startedAt: performance.now() })
-    const details = [info.label ? `child "${info.label}"` : 'child', info.mode]
+    const details = [info.label ? this.#text('childLabelled', { label: info.label }) : this.#text('child'), info.mode]
     const seedLength = session?.header.seedLength
-    if (seedLength) details.push(`seeded with ${seedLength} parent events`)
-    details.push(`depth ${info.depth}`, `agent ${info.childId.slice(0, 8)}`)
+    if (seedLength) details.push(this.#text('seeded', { count: seedLength }))
+    details.push(this.#text('depth', { depth: info.depth }), this.#text('agent', { id: info.childId.slice(0, 8) }))
     this.#frame(info.depth, '┌─', details.join(' · '))
     let view = this.#sessions.get(info.childId)
     if (!view) this.#sessions.set(info.childId, (view = { depth: info.depth, turnUsage: { inputTokens: 0, outputTokens: 0 } }))
@@ -142,9 +180,9 @@ export class TranscriptPrinter {
     this.#sessions.delete(info.childId)
     const result = run?.result
     if (result?.structured !== undefined) this.#block(info.depth, 'structured', JSON.stringify(result.structured, null, 2))
-    const parts = [info.stopReason ?? 'ended']
-    if (result?.diagnostic) parts[0] += `: ${result.diagnostic}`
-    const usage = formatUsage(info.usage)
+    const parts = [outcomeText(info.stopReason ?? 'ended', this.#locale)]
+    if (result?.diagnostic) parts[0] += `: ${localizeDiagnostic(result.diagnostic, this.#locale)}`
+    const usage = formatUsage(info.usage, this.#locale)
     if (usage) parts.push(usage)
     if (run) parts.push(formatMs(performance.now() - run.startedAt))
     this.#frame(info.depth, '└─', `${info.label ? `"${info.label}" ` : ''}${parts.join(' · ')}`)
@@ -169,9 +207,9 @@ export class TranscriptPrinter {
           view.turnUsage.outputTokens += data.usage.outputTokens
         }
         const text = textOf(data.content)
-        if (text) this.#block(depth, 'assistant', data.interrupted ? `${text} [interrupted]` : text)
+        if (text) this.#block(depth, 'assistant', data.interrupted ? `${text} ${this.#text('interrupted')}` : text)
         for (const block of data.content) {
-          if (block.type === 'tool-call') this.#block(depth, 'assistant', toolCallText(block, this.#textWidth(depth)))
+          if (block.type === 'tool-call') this.#block(depth, 'assistant', toolCallText(block, this.#textWidth(depth), this.#locale))
         }
         return
       }
@@ -185,8 +223,8 @@ export class TranscriptPrinter {
         // a child's outcome is printed once, by `subagent/end`
         if (depth > 0) return
         const data = event.data as SessionEventData['turn/end']
-        const parts = [`turn ${data.turn} ${reasonText(data.reason)}`]
-        const usage = formatUsage(view.turnUsage)
+        const parts = [this.#text('turn', { turn: data.turn, outcome: reasonText(data.reason, this.#locale) })]
+        const usage = formatUsage(view.turnUsage, this.#locale)
         if (usage) parts.push(usage)
         if (view.turnStartedAt !== undefined) parts.push(formatMs(performance.now() - view.turnStartedAt))
         this.#line(depth, '', parts.join(' · '))
@@ -209,16 +247,18 @@ export class TranscriptPrinter {
     this.write(`${this.#indent(depth - 1)}  ${corner} ${text}`)
   }
 
-  #line(depth: number, label: string, text: string): void {
-    this.write(`${this.#indent(depth)}${label.padEnd(LABEL_WIDTH)}${text}`)
+  #line(depth: number, label: Label, text: string): void {
+    const name = label ? this.#text(`label.${label}`) : ''
+    const pad = ' '.repeat(Math.max(1, LABEL_WIDTH - displayWidth(name)))
+    this.write(`${this.#indent(depth)}${name ? name + pad : ' '.repeat(LABEL_WIDTH)}${text}`)
   }
 
   /** A labelled, wrapped, possibly multi-line text; at most `maxLines` lines. */
-  #block(depth: number, label: string, text: string): void {
+  #block(depth: number, label: Label, text: string): void {
     const lines = wrap(text, this.#textWidth(depth))
     const shown = lines.length > this.options.maxLines ? lines.slice(0, this.options.maxLines - 1) : lines
     for (const [index, line] of shown.entries()) this.#line(depth, index === 0 ? label : '', line)
-    if (shown.length < lines.length) this.#line(depth, '', `… (${lines.length - shown.length} more lines)`)
+    if (shown.length < lines.length) this.#line(depth, '', this.#text('moreLines', { count: lines.length - shown.length }))
   }
 }
 
@@ -242,14 +282,12 @@ export function Transcript(ctx: Context, config: Transcript.Config): void {
 
 export namespace Transcript {
   export const inject = ['sessions']
-  export interface Config {
-    width: number
-    maxLines: number
-  }
-  export const Config: Schema<Config> = Schema.object({
-    width: Schema.natural().min(60).default(100).description('Line width the text is wrapped to.'),
-    maxLines: Schema.natural().min(2).default(14).description('Longest message shown in full; longer ones are cut.'),
-  })
+  export type Config = TranscriptOptions
+  // field descriptions: `config.transcript` in locales/*.yml
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({ width: Schema.natural().min(60).default(100), maxLines: Schema.natural().min(2).default(14), locale: localeOption() }),
+    'transcript',
+  )
 }
 
 export default Transcript

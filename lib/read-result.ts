@@ -2,6 +2,7 @@
  * Reads an idle child's result from its session log (SPEC §2.4). Pure and O(own events): one
  * backward scan, plus a forward pass over the streamed text only when no message carries content.
  */
+import { format } from './i18n.ts'
 import type { ContentBlock, SessionEvent, SessionEventData, StopReason, TurnEndReason, Usage } from './types.ts'
 
 /** What the driver reads from the child; `structured` is added by `StructuredOutput`. */
@@ -20,13 +21,42 @@ export const DIAGNOSTIC_MAX_BYTES = 4096
 const ELLIPSIS = '…'
 const ELLIPSIS_BYTES = 3
 
-const CANCELLED = 'the run was cancelled'
-const NEVER_RAN = 'the child never ran a turn'
-const FAILED = 'the child turn failed'
-const INTERRUPTED = 'the child turn was interrupted'
-const UNKNOWN_END = 'the child turn ended for an unknown reason'
-const TOKEN_LIMIT = 'the child hit its token limit'
-const BLOCKED = 'a pre-step hook blocked the child turn'
+/** The templates diagnostics are built from (`diagnostic.*` in `locales/*.yml`). */
+export interface DiagnosticTexts {
+  readonly cancelled: string
+  /** `{cause}`: the cancel cause's kind. */
+  readonly cancelledBy: string
+  readonly neverRan: string
+  readonly failed: string
+  /** `{message}`: the turn error's message. */
+  readonly failedWithMessage: string
+  /** `{code}`: the turn error's code. */
+  readonly failedWithCode: string
+  readonly failedWithMessageAndCode: string
+  readonly interrupted: string
+  readonly unknownEnd: string
+  readonly tokenLimit: string
+  readonly blocked: string
+}
+
+/**
+ * The English templates, used unless others are passed in. `SubagentResult.diagnostic` is result
+ * data and stays English like error messages (lib reads no files); test/locales checks that these
+ * equal `diagnostic.*` in `locales/en-US.yml`, where `SubagentTool` localizes them from.
+ */
+export const DIAGNOSTIC_TEXTS: DiagnosticTexts = Object.freeze({
+  cancelled: 'the run was cancelled',
+  cancelledBy: 'the run was cancelled ({cause})',
+  neverRan: 'the child never ran a turn',
+  failed: 'the child turn failed',
+  failedWithMessage: 'the child turn failed: {message}',
+  failedWithCode: 'the child turn failed ({code})',
+  failedWithMessageAndCode: 'the child turn failed: {message} ({code})',
+  interrupted: 'the child turn was interrupted',
+  unknownEnd: 'the child turn ended for an unknown reason',
+  tokenLimit: 'the child hit its token limit',
+  blocked: 'a pre-step hook blocked the child turn',
+})
 
 /**
  * Reads the result from `events`, counting only the child's own events (index `seedLength` on):
@@ -47,8 +77,15 @@ const BLOCKED = 'a pre-step hook blocked the child turn'
  *   `the child hit its token limit`; `a pre-step hook blocked the child turn`;
  *   `the child never ran a turn`. Nothing else of the error (no stack, no arguments) is included.
  * - `usage`: the sum over own `assistant/message` events that carry one; absent when none does.
+ *
+ * `texts` replaces the diagnostic templates above (default `DIAGNOSTIC_TEXTS`).
  */
-export function readResult(events: readonly SessionEvent[], seedLength: number, cancelled: boolean): ReadResult {
+export function readResult(
+  events: readonly SessionEvent[],
+  seedLength: number,
+  cancelled: boolean,
+  texts: DiagnosticTexts = DIAGNOSTIC_TEXTS,
+): ReadResult {
   const start = Math.max(seedLength, 0)
   let content: ContentBlock[] | undefined
   let firstDelta = -1
@@ -107,7 +144,7 @@ export function readResult(events: readonly SessionEvent[], seedLength: number, 
   if (cancelled && stopReason !== 'completed') stopReason = 'aborted'
 
   const result: ReadResult = { output, stopReason }
-  if (stopReason !== 'completed') result.diagnostic = truncate(diagnose(stopReason, reason))
+  if (stopReason !== 'completed') result.diagnostic = truncate(diagnose(stopReason, reason, texts))
   if (hasUsage) result.usage = { inputTokens, outputTokens }
   return result
 }
@@ -136,31 +173,34 @@ function stopReasonOf(reason: TurnEndReason | undefined): StopReason {
   }
 }
 
-function diagnose(stopReason: StopReason, reason: TurnEndReason | undefined): string {
+function diagnose(stopReason: StopReason, reason: TurnEndReason | undefined, texts: DiagnosticTexts): string {
   switch (stopReason) {
     case 'aborted': {
       const cause: unknown = reason?.kind === 'aborted' ? reason.cause?.kind : undefined
-      return typeof cause === 'string' && cause !== '' ? `${CANCELLED} (${cause})` : CANCELLED
+      return typeof cause === 'string' && cause !== '' ? format(texts.cancelledBy, { cause }) : texts.cancelled
     }
     case 'max-tokens':
-      return TOKEN_LIMIT
+      return texts.tokenLimit
     case 'refusal':
-      return BLOCKED
+      return texts.blocked
     default:
-      return diagnoseError(reason)
+      return diagnoseError(reason, texts)
   }
 }
 
-function diagnoseError(reason: TurnEndReason | undefined): string {
-  if (reason === undefined) return NEVER_RAN
-  if (reason.kind === 'interrupted') return INTERRUPTED
-  if (reason.kind !== 'error') return UNKNOWN_END
+function diagnoseError(reason: TurnEndReason | undefined, texts: DiagnosticTexts): string {
+  if (reason === undefined) return texts.neverRan
+  if (reason.kind === 'interrupted') return texts.interrupted
+  if (reason.kind !== 'error') return texts.unknownEnd
   // only the message and code: an error's other fields may carry stacks or arguments
   const message = reason.error?.message
   const code = reason.error?.code
-  let text = typeof message === 'string' && message !== '' ? `${FAILED}: ${message}` : FAILED
-  if (typeof code === 'string' && code !== '') text += ` (${code})`
-  return text
+  const hasMessage = typeof message === 'string' && message !== ''
+  const hasCode = typeof code === 'string' && code !== ''
+  if (hasMessage && hasCode) return format(texts.failedWithMessageAndCode, { message, code })
+  if (hasMessage) return format(texts.failedWithMessage, { message })
+  if (hasCode) return format(texts.failedWithCode, { code })
+  return texts.failed
 }
 
 /** Cuts `text` to at most `DIAGNOSTIC_MAX_BYTES` UTF-8 bytes on a code-point boundary, ending with `…`. */

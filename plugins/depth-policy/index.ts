@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { localizeConfig } from '../../locales/index.ts'
 import type {} from '../inprocess-run/index.ts'
 
 /**
@@ -18,11 +19,8 @@ export namespace DepthPolicy {
   export interface Config {
     maxDepth: number
   }
-  export const Config: Schema<Config> = Schema.object({
-    maxDepth: Schema.natural()
-      .default(3)
-      .description('Deepest delegation allowed, inclusive: 0 forbids any child, 1 allows children but no grandchildren.'),
-  })
+  // field descriptions: `config.depthPolicy` in locales/*.yml
+  export const Config: Schema<Config> = localizeConfig(Schema.object({ maxDepth: Schema.natural().default(3) }), 'depthPolicy')
 }
 
 export default DepthPolicy

@@ -4,6 +4,8 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { localizeConfig } from '../../locales/index.ts'
+import { thrownMessage } from '../../lib/errors.ts'
 import { Agents } from './agents/index.ts'
 import { Models } from './models/index.ts'
 import { HookDispatcher, type Listener, scopedEvents, installScoped, scopeOf } from './scope.ts'
@@ -18,7 +20,10 @@ export type { AssembledPrompt } from './system-prompt/index.ts'
 interface ListenerOptions { prepend?: boolean; global?: boolean }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+  try {
+    if (error instanceof Error && typeof error.stack === 'string') return error.stack
+  } catch {}
+  return thrownMessage(error)
 }
 
 /** Applies `sessions`, `agents`, `tools`, `systemPrompt` and `models` to the context. */
@@ -68,9 +73,8 @@ export namespace Host {
   export interface Config {
     maxSteps: number
   }
-  export const Config: Schema<Config> = Schema.object({
-    maxSteps: Schema.natural().min(1).default(32).description('Steps a turn may take before it ends with MAX_STEPS.'),
-  })
+  // field descriptions: `config.host` in locales/*.yml
+  export const Config: Schema<Config> = localizeConfig(Schema.object({ maxSteps: Schema.natural().min(1).default(32) }), 'host')
 }
 
 export default Host

@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import type { Context, Fiber, Logger, Plugin } from 'cordis'
+import { type Locale, text } from '../../locales/index.ts'
 import {
   checkPluginConfig,
   type EntrySource,
@@ -47,6 +48,8 @@ export interface LoaderOptions {
   watch?: boolean
   /** Quiet time after a file event before the file is read (default 40 ms). */
   debounceMs?: number
+  /** Language of the loader's warnings (default `en-US`); errors and reports stay English. */
+  locale?: Locale
 }
 
 interface Entry {
@@ -366,7 +369,8 @@ export class Loader extends EventEmitter<LoaderEvents> {
       if (!fiber || fiber.state !== kPending) continue
       const missing = Object.keys(fiber.inject).filter((name) => this.root.get(name) === undefined)
       if (!missing.length) continue
-      this.#logger.warn(`plugin "${key}": waiting for ${missing.map((name) => `"${name}"`).join(', ')}, which no loaded plugin provides`)
+      const services = missing.map((name) => `"${name}"`).join(', ')
+      this.#logger.warn(text(this.options.locale ?? 'en-US', 'loader.waiting', { entry: key, services }))
     }
   }
 

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { localizeConfig } from '../../locales/index.ts'
 import type { ModelAdapter } from '../../lib/types.ts'
 import type {} from '../host/index.ts'
 import { createOpenAIAdapter, defaultTimeoutMs } from './adapter.ts'
@@ -37,23 +38,18 @@ export namespace OpenAIModel {
     timeoutMs: number
   }
 
-  export const Config: Schema<Config> = Schema.object({
-    provider: Schema.string().default('openai').description('Provider name agents select with the `provider` option.'),
-    baseURL: Schema.string()
-      .default('https://api.openai.com/v1')
-      .description('Root URL of the OpenAI-compatible API, e.g. https://api.deepseek.com for DeepSeek.'),
-    apiKey: Schema.string()
-      .role('secret')
-      .description('API key. When empty, the key is read from the environment variable named by apiKeyEnv.'),
-    apiKeyEnv: Schema.string()
-      .default('OPENAI_API_KEY')
-      .description('Environment variable that holds the API key when apiKey is not set.'),
-    model: Schema.string().description('Model used when an agent names none.'),
-    timeoutMs: Schema.natural()
-      .min(1)
-      .default(defaultTimeoutMs)
-      .description('Longest wait, in milliseconds, for the response to start and for each later chunk.'),
-  })
+  // field descriptions: `config.openaiModel` in locales/*.yml
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({
+      provider: Schema.string().default('openai'),
+      baseURL: Schema.string().default('https://api.openai.com/v1'),
+      apiKey: Schema.string().role('secret'),
+      apiKeyEnv: Schema.string().default('OPENAI_API_KEY'),
+      model: Schema.string(),
+      timeoutMs: Schema.natural().min(1).default(defaultTimeoutMs),
+    }),
+    'openaiModel',
+  )
 }
 
 /** Stands in when no key is configured, so the user sees a turn error instead of a silent gap. */

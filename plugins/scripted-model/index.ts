@@ -4,6 +4,7 @@
  */
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { localizeConfig } from '../../locales/index.ts'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
 
 declare module 'cordis' {
@@ -110,10 +111,11 @@ export namespace ScriptedModel {
     provider: string
     record: boolean
   }
-  export const Config: Schema<Config> = Schema.object({
-    provider: Schema.string().default('scripted').description('Provider name agents use to reach this model.'),
-    record: Schema.boolean().default(true).description('Keep every request in `requests` (turn off for long runs).'),
-  })
+  // field descriptions: `config.scriptedModel` in locales/*.yml
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({ provider: Schema.string().default('scripted'), record: Schema.boolean().default(true) }),
+    'scriptedModel',
+  )
 }
 
 export default ScriptedModel

@@ -6,6 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { localizeConfig } from '../../locales/index.ts'
 import type { Agent, Session } from '../../lib/types.ts'
 import type { StoredSession } from '../host/index.ts'
 import { messages, reasonOf, SessionFileError } from './errors.ts'
@@ -158,11 +159,8 @@ export namespace SessionFiles {
     dir: string
   }
 
-  export const Config: Schema<Config> = Schema.object({
-    dir: Schema.string()
-      .required()
-      .description('Folder for the session files (one <id>.jsonl per session); created if missing.'),
-  })
+  // field descriptions: `config.sessionFiles` in locales/*.yml
+  export const Config: Schema<Config> = localizeConfig(Schema.object({ dir: Schema.string().required() }), 'sessionFiles')
 }
 
 export default SessionFiles

@@ -4,11 +4,15 @@
  * `tools/pre-execute` waterfall, so no listener can let such a call through.
  */
 import type { ToolGuard } from '../../lib/types.ts'
+import { type Locale, text } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'
 
-/** The deny reason for a call of `tool` after the capture; the host renders it `Error: <reason>`. */
-export function alreadyRecorded(tool: string): string {
-  return `structured output already recorded: the run is complete, so \`${tool}\` is not executed`
+/**
+ * The deny reason for a call of `tool` after the capture (`structuredOutput.alreadyRecorded`); the
+ * host renders it `Error: <reason>`.
+ */
+export function alreadyRecorded(tool: string, locale: Locale = 'en-US'): string {
+  return text(locale, 'structuredOutput.alreadyRecorded', { tool })
 }
 
 /**
@@ -16,6 +20,6 @@ export function alreadyRecorded(tool: string): string {
  * past their guard and unaffected. A pending nested commit that its enclosing execution discards
  * lifts the lock again, since nothing was recorded; a commit never does.
  */
-export function captureGuard(state: CaptureState): ToolGuard {
-  return (exec) => (state.isLocked ? alreadyRecorded(exec.name) : undefined)
+export function captureGuard(state: CaptureState, locale: Locale = 'en-US'): ToolGuard {
+  return (exec) => (state.isLocked ? alreadyRecorded(exec.name, locale) : undefined)
 }

@@ -9,14 +9,10 @@ import { rawService } from '../../lib/dispatch.ts'
 import { jsonViolations } from '../../lib/json-validation.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'
 import type { Agent, JsonSchema, SubagentResult, SubagentRun } from '../../lib/types.ts'
+import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import {
-  captureTool,
-  STRUCTURED_OUTPUT_INSTRUCTION,
-  STRUCTURED_OUTPUT_ORDER,
-  STRUCTURED_OUTPUT_SECTION,
-} from './capture-tool.ts'
+import { captureTool, STRUCTURED_OUTPUT_ORDER, STRUCTURED_OUTPUT_SECTION } from './capture-tool.ts'
 import { captureGuard } from './guard.ts'
 import { CaptureState } from './stage.ts'
 
@@ -30,11 +26,14 @@ export {
 } from './capture-tool.ts'
 export { alreadyRecorded } from './guard.ts'
 
-/** Diagnostic of a run whose child finished cleanly without a committed value. */
-export const MISSING_CAPTURE = 'the child finished without calling structured_output successfully'
+/**
+ * Diagnostic of a run whose child finished cleanly without a committed value. Diagnostics are
+ * result data and stay English (`diagnostic.missingCapture`); `SubagentTool` localizes them.
+ */
+export const MISSING_CAPTURE = text('en-US', 'diagnostic.missingCapture')
 
 /** Diagnostic of a cancelled run whose child finished without a committed value. */
-export const CANCELLED_BEFORE_CAPTURE = 'the run was cancelled before the child called structured_output successfully'
+export const CANCELLED_BEFORE_CAPTURE = text('en-US', 'diagnostic.cancelledBeforeCapture')
 
 type Next = () => SubagentResult | Promise<SubagentResult>
 
@@ -51,17 +50,18 @@ function assertOutputSchema(schema: unknown): void {
 /**
  * Registers the child's capture runtime through `child.ctx`, so all of it is scoped to the child,
  * lives in the host's per-agent tables and goes with the child, whatever happens to this plugin.
- * `onAssemble` runs before each of the child's model requests.
+ * `onAssemble` runs before each of the child's model requests; `locale` picks what the model reads.
  */
-function installCapture(child: Agent, schema: JsonSchema, state: CaptureState, onAssemble: () => void): void {
+function installCapture(child: Agent, schema: JsonSchema, state: CaptureState, locale: Locale, onAssemble: () => void): void {
   const ctx = child.ctx
   // one lookup: each service access through a scope context costs a proxy round trip
   const tools = ctx.tools
-  tools.register(captureTool(schema, state))
-  tools.guard(captureGuard(state))
+  const instruction = text(locale, 'structuredOutput.instruction')
+  tools.register(captureTool(schema, state, locale))
+  tools.guard(captureGuard(state, locale))
   ctx.on('system-prompt/assemble', (assembly, _info, next) => {
     onAssemble()
-    assembly.sections.push({ name: STRUCTURED_OUTPUT_SECTION, order: STRUCTURED_OUTPUT_ORDER, text: STRUCTURED_OUTPUT_INSTRUCTION })
+    assembly.sections.push({ name: STRUCTURED_OUTPUT_SECTION, order: STRUCTURED_OUTPUT_ORDER, text: instruction })
     return next()
   })
   ctx.on('tools/result', (exec, result) => state.observe(exec, result))
@@ -102,7 +102,8 @@ function adopt(child: Agent, state: CaptureState): void {
  * context, no registration). Unloading the plugin rejects later `outputSchema` starts and leaves
  * runs already started working.
  */
-export function StructuredOutput(ctx: Context, _config: StructuredOutput.Config): void {
+export function StructuredOutput(ctx: Context, config: StructuredOutput.Config): void {
+  const locale = config?.locale ?? 'en-US'
   const agents = rawService(ctx.agents)
   const states = new WeakMap<Agent, CaptureState>()
   let isActive = true
@@ -118,7 +119,7 @@ export function StructuredOutput(ctx: Context, _config: StructuredOutput.Config)
     const state = new CaptureState()
     // a child still unpublished at unload is missed by the unload loop below; it is adopted at
     // its first prompt assembly, which comes before any outcome `settle` would change
-    installCapture(child, schema, state, () => {
+    installCapture(child, schema, state, locale, () => {
       if (!isActive) adopt(child, state)
     })
     states.set(child, state)
@@ -140,9 +141,11 @@ export function StructuredOutput(ctx: Context, _config: StructuredOutput.Config)
 
 export namespace StructuredOutput {
   export const inject = ['inprocessRun', 'agents']
-  /** No options yet; the schema keeps the plugin loadable from a host config. */
-  export type Config = {}
-  export const Config: Schema<Config> = Schema.object({})
+  export interface Config {
+    /** Language of the capture tool's description, the instruction and the tool's replies. */
+    locale?: Locale
+  }
+  export const Config: Schema<Config> = localizeConfig(Schema.object({ locale: localeOption() }), 'structuredOutput')
 }
 
 export default StructuredOutput

@@ -4,9 +4,10 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import { subagentTool, TOOL_DESCRIPTION } from './tool.ts'
+import { subagentTool } from './tool.ts'
 
 export {
   CANCELLED_HEADING,
@@ -19,17 +20,26 @@ export {
   TOKEN_LIMIT_HEADING,
   toToolResult,
 } from './outcome.ts'
-export { NO_CALLING_AGENT_MESSAGE, type SubagentToolArgs, TOOL_DESCRIPTION, TOOL_NAME, TOOL_PARAMETERS } from './tool.ts'
+export {
+  NO_CALLING_AGENT_MESSAGE,
+  type SubagentToolArgs,
+  TOOL_DESCRIPTION,
+  TOOL_NAME,
+  TOOL_PARAMETERS,
+  toolParameters,
+} from './tool.ts'
 
 /**
  * Registers the global tool `subagent` for the plugin's lifetime. A config update restarts the
  * plugin: the tool is registered again with the new settings; calls in flight keep theirs.
  */
 export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
+  const locale = config?.locale ?? 'en-US'
   ctx.tools.register(
     subagentTool({
-      description: config.description || TOOL_DESCRIPTION,
-      maxDepth: config.maxDepth,
+      description: config?.description || text(locale, 'subagentTool.description'),
+      locale,
+      maxDepth: config?.maxDepth,
       driver: () => ctx.inprocessRun,
     }),
   )
@@ -40,13 +50,13 @@ export namespace SubagentTool {
   export interface Config {
     description?: string
     maxDepth?: number
+    /** Language of what the parent model sees: description, parameters, result headings, diagnostics. */
+    locale?: Locale
   }
-  export const Config: Schema<Config> = Schema.object({
-    description: Schema.string().description('Replaces the tool description the model sees.'),
-    maxDepth: Schema.natural().description(
-      'Depth cap for children started by this tool (inclusive); the smaller of this and DepthPolicy applies.',
-    ),
-  })
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({ description: Schema.string(), maxDepth: Schema.natural(), locale: localeOption() }),
+    'subagentTool',
+  )
 }
 
 export default SubagentTool

@@ -3,15 +3,17 @@
  * structured value, anything else as an error headed by the stop reason.
  */
 import type { ContentBlock, StopReason, SubagentResult, ToolResult } from '../../lib/types.ts'
+import { type Locale, localizeDiagnostic, text } from '../../locales/index.ts'
 
 export type IncompleteReason = Exclude<StopReason, 'completed'>
 
-export const CANCELLED_HEADING = 'subagent run was cancelled'
-export const FAILED_HEADING = 'subagent run failed'
-export const TOKEN_LIMIT_HEADING = 'subagent run hit its token limit before finishing'
-export const DECLINED_HEADING = 'subagent declined the task'
+// SPEC §6's headings, from `subagentTool.heading.*` in locales/en-US.yml
+export const CANCELLED_HEADING = text('en-US', 'subagentTool.heading.aborted')
+export const FAILED_HEADING = text('en-US', 'subagentTool.heading.error')
+export const TOKEN_LIMIT_HEADING = text('en-US', 'subagentTool.heading.max-tokens')
+export const DECLINED_HEADING = text('en-US', 'subagentTool.heading.refusal')
 
-/** The first line of the error text, per stop reason. */
+/** The first line of the error text in `en-US`, per stop reason. */
 export const incompleteHeadings: Readonly<Record<IncompleteReason, string>> = Object.freeze({
   aborted: CANCELLED_HEADING,
   error: FAILED_HEADING,
@@ -39,8 +41,10 @@ export function outputText(content: readonly ContentBlock[]): string {
  * `value`) when set, else the output text. Otherwise an error whose only content is
  * `Error: <heading>`, then `\nDiagnostic: <d>` and `\nPartial output before the run ended:\n<text>`
  * when present — the host's `Error: <message>` convention, with the heading and details as message.
+ * `locale` selects the heading, the labels and (when it is one of `diagnostic.*`) the diagnostic;
+ * the `Error: ` prefix is the host's and stays as it is.
  */
-export function toToolResult(result: SubagentResult): ToolResult {
+export function toToolResult(result: SubagentResult, locale: Locale = 'en-US'): ToolResult {
   if (result.stopReason === 'completed') {
     if (result.structured !== undefined) {
       return { isError: false, content: [{ type: 'text', text: JSON.stringify(result.structured) }], value: result.structured }
@@ -48,9 +52,11 @@ export function toToolResult(result: SubagentResult): ToolResult {
     return { isError: false, content: [{ type: 'text', text: outputText(result.output) }] }
   }
   const reason: IncompleteReason = result.stopReason in incompleteHeadings ? result.stopReason : 'error'
-  let text = `Error: ${incompleteHeadings[reason]}`
-  if (result.diagnostic) text += `\nDiagnostic: ${result.diagnostic}`
+  let message = `Error: ${text(locale, `subagentTool.heading.${reason}`)}`
+  if (result.diagnostic) {
+    message += `\n${text(locale, 'subagentTool.diagnostic', { diagnostic: localizeDiagnostic(result.diagnostic, locale) })}`
+  }
   const partial = outputText(result.output)
-  if (partial) text += `\nPartial output before the run ended:\n${partial}`
-  return { isError: true, content: [{ type: 'text', text }], code: incompleteCodes[reason] }
+  if (partial) message += `\n${text(locale, 'subagentTool.partialOutput', { output: partial })}`
+  return { isError: true, content: [{ type: 'text', text: message }], code: incompleteCodes[reason] }
 }

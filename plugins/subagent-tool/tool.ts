@@ -3,6 +3,7 @@
  */
 import { SubagentError } from '../../lib/errors.ts'
 import type { JsonSchema, SubagentStartRequest, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
+import { type Locale, text } from '../../locales/index.ts'
 import type { InProcessRun } from '../inprocess-run/index.ts'
 import { toToolResult } from './outcome.ts'
 
@@ -10,52 +11,38 @@ export const TOOL_NAME = 'subagent'
 
 export const NO_CALLING_AGENT_MESSAGE = 'the subagent tool needs a calling agent'
 
-/** The tool description the model sees, unless the plugin config overrides it. */
-export const TOOL_DESCRIPTION =
-  'Delegate a self-contained task to a subagent: a separate agent that works on it with its own ' +
-  'conversation and tool calls, then returns only its final answer to you. Use it for work you can ' +
-  'hand off whole (research, a focused sub-problem, anything whose intermediate steps you do not ' +
-  'need to see). Write `prompt` as a complete brief: goal, relevant facts, constraints and the form ' +
-  'of the answer you want. With the default mode `spawn` the subagent sees nothing of this ' +
-  'conversation; with `fork` it starts from a copy of it up to your last completed turn (not the ' +
-  'current one). The result is the subagent\'s final answer, or JSON matching `output_schema` when ' +
-  'you give one. An error result says why the subagent did not finish, followed by any partial output.'
+/** The tool description the model sees, unless the plugin config overrides it (`subagentTool.description`). */
+export const TOOL_DESCRIPTION = text('en-US', 'subagentTool.description')
 
-const toolNames = { type: 'array', items: { type: 'string' } }
-
-/** The parameter schema the model sees. */
-export const TOOL_PARAMETERS: JsonSchema = {
-  type: 'object',
-  properties: {
-    prompt: {
-      type: 'string',
-      minLength: 1,
-      description: 'The complete task for the subagent, as its only instructions from you.',
-    },
-    mode: {
-      type: 'string',
-      enum: ['spawn', 'fork'],
-      description: '`spawn` (default): start from an empty conversation. `fork`: start from a copy of this conversation.',
-    },
-    label: { type: 'string', description: 'A short name for the task, shown in logs.' },
-    output_schema: {
-      type: 'object',
-      description: 'A JSON Schema with root type `object`; the subagent must answer with a value matching it.',
-    },
-    persona: { type: 'string', description: 'System-prompt text that sets the subagent\'s role instead of the default one.' },
-    tools: {
-      type: 'object',
-      properties: {
-        allow: { ...toolNames, description: 'The only tools the subagent may use.' },
-        deny: { ...toolNames, description: 'Tools the subagent may not use.' },
+/** The parameter schema the model sees, with its descriptions in `locale`. */
+export function toolParameters(locale: Locale): JsonSchema {
+  const describe = (name: string) => text(locale, `subagentTool.parameters.${name}`)
+  const toolNames = { type: 'array', items: { type: 'string' } }
+  return {
+    type: 'object',
+    properties: {
+      prompt: { type: 'string', minLength: 1, description: describe('prompt') },
+      mode: { type: 'string', enum: ['spawn', 'fork'], description: describe('mode') },
+      label: { type: 'string', description: describe('label') },
+      output_schema: { type: 'object', description: describe('outputSchema') },
+      persona: { type: 'string', description: describe('persona') },
+      tools: {
+        type: 'object',
+        properties: {
+          allow: { ...toolNames, description: describe('allow') },
+          deny: { ...toolNames, description: describe('deny') },
+        },
+        additionalProperties: false,
+        description: describe('tools'),
       },
-      additionalProperties: false,
-      description: 'Limits the tools the subagent sees, by tool name.',
     },
-  },
-  required: ['prompt'],
-  additionalProperties: false,
+    required: ['prompt'],
+    additionalProperties: false,
+  }
 }
+
+/** The parameter schema the model sees in `en-US`. */
+export const TOOL_PARAMETERS: JsonSchema = toolParameters('en-US')
 
 /** Arguments as validated against `TOOL_PARAMETERS`. */
 export interface SubagentToolArgs {
@@ -69,6 +56,8 @@ export interface SubagentToolArgs {
 
 export interface ToolOptions {
   description: string
+  /** Language of the parameter descriptions and of the result text the model sees. */
+  locale: Locale
   /** Passed as `maxDepth` on every start, when set. */
   maxDepth?: number
   /** The driver, read at call time. */
@@ -96,13 +85,13 @@ export function subagentTool(options: ToolOptions): ToolDefinition {
   return {
     name: TOOL_NAME,
     description: options.description,
-    parameters: TOOL_PARAMETERS,
+    parameters: options.locale === 'en-US' ? TOOL_PARAMETERS : toolParameters(options.locale),
     async execute(args: SubagentToolArgs, exec: ToolExecution): Promise<ToolResult> {
       const request = startRequest(args, exec, options.maxDepth)
       const driver = options.driver()
       const run = await (args.mode === 'fork' ? driver.fork(request) : driver.spawn(request))
       try {
-        return toToolResult(await run.result)
+        return toToolResult(await run.result, options.locale)
       } finally {
         await run.dispose()
       }

@@ -44,7 +44,7 @@ describe('CodeMode plugin', () => {
       await fixture.close()
     })
 
-    it('turns a thrown program error into the error result "Error: <Name>: <message>", code SANDBOX', async () => {
+    it('turns a thrown program error into the error result "Error: <message>", code SANDBOX', async () => {
       const fixture = await createFixture()
       const result = await fixture.runCode('throw new Error("boom")')
       expect(result.isError).to.equal(true)
