@@ -17,6 +17,7 @@ export { StructuredOutput } from './plugins/structured-output/index.ts'
 export { SubagentTool } from './plugins/subagent-tool/index.ts'
 
 export {
+  AgentDisposedError,
   SubagentDepthError,
   SubagentError,
   UnsupportedCapabilityError,

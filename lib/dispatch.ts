@@ -22,8 +22,15 @@ export class Dispatch {
   private readonly hooks: HookTable
 
   /** `events` is a cordis `EventsService` (proxied or raw). */
-  constructor(events: object, private readonly onError: ErrorSink) {
+  constructor(events: object, private readonly sink: ErrorSink) {
     this.hooks = (rawService(events) as { _hooks: HookTable })._hooks
+  }
+
+  /** Reports through the sink; a sink that throws anyway must not break the dispatch. */
+  private onError(error: unknown, name: string): void {
+    try {
+      this.sink(error, name)
+    } catch {}
   }
 
   /** True when at least one listener would receive `name`. */
@@ -55,11 +62,19 @@ export class Dispatch {
     }
   }
 
-  /** Synchronous; a throw propagates to the caller. */
+  /**
+   * Synchronous; a throw propagates to the caller. A listener's returned promise is not awaited:
+   * its rejection is contained and reported, never left unhandled.
+   */
   emitStrict(name: string, args: unknown[], local?: readonly Listener[]): void {
     const listeners = this.listeners(name, local)
     if (!listeners) return
-    for (const listener of listeners) (listener as (...a: unknown[]) => unknown)(...args)
+    for (const listener of listeners) {
+      const result = (listener as (...a: unknown[]) => unknown)(...args)
+      if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
+        Promise.resolve(result).catch((error) => this.onError(error, name))
+      }
+    }
   }
 
   /** Awaits each listener in turn; a throw or rejection propagates. */

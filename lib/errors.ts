@@ -21,9 +21,22 @@ export type ErrorCode =
   | 'INVALID_SESSION'
   | 'INVALID_OPTIONS'
   | 'CREATION_ABORTED'
+  | 'AGENT_DISPOSED'
   | 'SESSION_FILE'
   | 'CONFIG'
   | 'SANDBOX'
+
+/**
+ * The message of any thrown value, for logs and error results. Never throws: a value whose message
+ * or `String()` throws (e.g. `Object.create(null)`) becomes `unprintable thrown <type>`.
+ */
+export function thrownMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error)
+  } catch {
+    return `unprintable thrown ${error === null ? 'null' : typeof error}`
+  }
+}
 
 export class SubagentError extends Error {
   readonly [brand] = true
@@ -59,5 +72,13 @@ export class UnsupportedCapabilityError extends SubagentError {
   override readonly name = 'UnsupportedCapabilityError'
   constructor(readonly field: string) {
     super('UNSUPPORTED_CAPABILITY', `subagent runtime does not support the "${field}" capability`)
+  }
+}
+
+/** The agent was disposed (or its creation rolled back): it takes no more input or registrations. */
+export class AgentDisposedError extends SubagentError {
+  override readonly name = 'AgentDisposedError'
+  constructor(readonly agentId: string) {
+    super('AGENT_DISPOSED', `agent "${agentId}" is disposed`)
   }
 }

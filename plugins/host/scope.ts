@@ -5,6 +5,7 @@
  */
 import { type Context, type EventsService, symbols } from 'cordis'
 import { Dispatch, type ErrorSink, type Listener } from '../../lib/dispatch.ts'
+import { AgentDisposedError } from '../../lib/errors.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
 
 /** Marker property on an agent's scope context (and every context derived from it). */
@@ -48,6 +49,8 @@ export class AgentScope {
   toolsVersion = 0
   /** The fiber of the agent's own context, once it exists. */
   fiber?: Context['fiber']
+  /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
+  isDisposed = false
 
   constructor(readonly agent: Agent) {}
 
@@ -67,6 +70,7 @@ export class AgentScope {
   }
 
   clear(): void {
+    this.isDisposed = true
     this.tools = this.sections = this.hooks = this.guards = this.restrictions = this.models = undefined
     this.toolsVersion++
   }
@@ -89,6 +93,9 @@ export function installScoped(
 ): () => void {
   const scope = scopeOf(ctx)
   if (scope?.fiber && ctx.fiber === scope.fiber) {
+    // a late caller (a setup that outlived its rolled-back creation, a tool that ignored its
+    // signal) must not leave registrations in the tables of an agent that is gone
+    if (scope.isDisposed) throw new AgentDisposedError(scope.agent.id)
     const remove = install(scope)
     let done = false
     return () => {

@@ -9,12 +9,11 @@ const inherited = ['provider', 'model', 'maxTokens'] as const
 /** Parent's provider, model, maxTokens (each only if set), then the request's, then the depth. */
 export function childOptions(plan: StartPlan): AgentOptions {
   const parent = plan.request.parent.options
-  const options: AgentOptions = {}
-  for (const key of inherited) if (parent[key] !== undefined) (options as Record<string, unknown>)[key] = parent[key]
-  const overrides = plan.request.agentOptions
-  if (overrides !== undefined) Object.assign(options, overrides)
-  options.subagentDepth = plan.childDepth
-  return options
+  const picked: AgentOptions = {}
+  for (const key of inherited) if (parent[key] !== undefined) (picked as Record<string, unknown>)[key] = parent[key]
+  // spread, not Object.assign: an own `__proto__` key (JSON-parsed options) stays a plain key
+  // instead of replacing the prototype, so no override is lost
+  return { ...picked, ...plan.request.agentOptions, subagentDepth: plan.childDepth }
 }
 
 /** The child's session header: lineage, origin and the durable depth. */

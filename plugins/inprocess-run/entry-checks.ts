@@ -2,6 +2,7 @@
  * The synchronous entry of `start` (SPEC §2.1): every check runs before the first await, in the
  * spec's order, and none touches `parent.ctx`.
  */
+import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, parentDepth } from '../../lib/depth.ts'
 import { SubagentError, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import type { SessionEvent, SubagentPlan, SubagentStartRequest } from '../../lib/types.ts'
@@ -43,11 +44,27 @@ export class StartPlan implements SubagentPlan {
 function assertRequestShape(request: SubagentStartRequest): void {
   if (typeof request !== 'object' || request === null) throw new TypeError('subagent request must be an object')
   const { parent, prompt } = request
-  if (typeof parent !== 'object' || parent === null || typeof parent.followup !== 'function' || !parent.session) {
+  if (
+    typeof parent !== 'object' ||
+    parent === null ||
+    typeof parent.id !== 'string' ||
+    typeof parent.followup !== 'function' ||
+    typeof parent.options !== 'object' ||
+    parent.options === null ||
+    typeof parent.session?.header !== 'object' ||
+    parent.session.header === null ||
+    !Array.isArray(parent.session.events)
+  ) {
     throw new TypeError('subagent request parent must be an agent')
   }
   if (typeof prompt !== 'string' && !Array.isArray(prompt)) {
     throw new TypeError('subagent request prompt must be a string or an array of content blocks')
+  }
+  if (Array.isArray(prompt)) {
+    for (let i = 0; i < prompt.length; i++) {
+      const problem = contentBlockProblem(prompt[i])
+      if (problem) throw new TypeError(`subagent request prompt block ${i} ${problem}`)
+    }
   }
   const { label, persona, agentOptions, toolFilter } = request
   if (label !== undefined && typeof label !== 'string') throw new TypeError('subagent request label must be a string')

@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
+import { thrownMessage } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
 import type {
   Agent,
@@ -25,7 +26,8 @@ declare module 'cordis' {
   interface Events {
     /**
      * Before any child exists. Lower `plan.depthCap`, `plan.claim()` a capability, or throw: a
-     * throw rejects the start with that error. Synchronous. @mode emit (strict)
+     * throw rejects the start with that error. Synchronous: a returned promise is not awaited, and
+     * its rejection is logged, never unhandled. @mode emit (strict)
      */
     'subagent/prepare'(plan: SubagentPlan): void
     /**
@@ -63,7 +65,7 @@ export class InProcessRun {
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
     this.dispatch = new Dispatch(ctx.events, (error, event) => {
-      logger.warn(`a "${event}" listener failed: ${error instanceof Error ? error.message : String(error)}`)
+      logger.warn(`a "${event}" listener failed: ${thrownMessage(error)}`)
     })
     this.agents = rawService(ctx.agents)
     ctx.provide('inprocessRun', this)

@@ -1,10 +1,17 @@
 /**
  * One run after publication (SPEC §2.3–§2.5): handoff, driving, result reading, disposal.
  */
+import { subscribeAbort } from '../../lib/abort-signal.ts'
 import type { Dispatch } from '../../lib/dispatch.ts'
+import { SubagentError } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
 import type { AgentHandle, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
+
+/** True for the host's refusal of input to an agent whose disposal already started. */
+function isDisposal(error: unknown): boolean {
+  return SubagentError.is(error) && error.code === 'AGENT_DISPOSED'
+}
 
 /** The exact result of a run whose signal aborted between publication and handoff. */
 function gapAbortResult(): SubagentResult {
@@ -43,8 +50,8 @@ export class Run implements SubagentRun {
       this.#cancelled = true
       child.cancel({ kind: 'parent' })
     }
-    signal.addEventListener('abort', onAbort, { once: true })
-    this.#detach = () => signal.removeEventListener('abort', onAbort)
+    // shared with every other run of the same signal: one caller may start many runs with it
+    this.#detach = subscribeAbort(signal, onAbort)
     // an abort that landed between publication and here: the prompt is never sent
     if (signal.aborted) {
       this.#cancelled = true
@@ -56,7 +63,12 @@ export class Run implements SubagentRun {
       } catch (error) {
         sent = error ?? new Error('followup failed')
       }
-      this.result = sent === undefined ? this.#drive() : this.#fail(sent)
+      if (sent === undefined) this.result = this.#drive()
+      else if (isDisposal(sent)) {
+        // the child's owner was disposed in the gap: a cancellation (SPEC §2.5), not a fault
+        this.#cancelled = true
+        this.result = this.#settle(readResult(child.session.events, this.#seedLength, true))
+      } else this.result = this.#fail(sent)
     }
     // a result nobody awaits must not become an unhandled rejection
     this.result.catch(() => {})

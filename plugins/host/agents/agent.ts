@@ -2,7 +2,8 @@
  * One agent: its session, options, turn queue and (lazily) its scope context.
  */
 import type { Context } from 'cordis'
-import { SubagentError } from '../../../lib/errors.ts'
+import { copyContent } from '../../../lib/content.ts'
+import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
 import type {
   Agent,
   AgentOptions,
@@ -24,15 +25,14 @@ interface QueuedMessage {
 /** Builds the scope context on first use; supplied by the agents service. */
 export type ScopeFactory = (agent: HostAgent) => Context
 
+/**
+ * The message as session content: checked and copied before the turn starts, so a bad block
+ * (wrong field types, extra keys holding non-JSON or deeply nested values) throws and changes nothing.
+ */
 function toContent(content: string | ContentBlock[]): ContentBlock[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }]
   if (!Array.isArray(content)) throw new TypeError('message content must be a string or an array of content blocks')
-  return content.map((block, index) => {
-    if (typeof block !== 'object' || block === null || typeof block.type !== 'string') {
-      throw new TypeError(`message content block ${index} must be an object with a type`)
-    }
-    return { ...block }
-  })
+  return copyContent(content, 'message content block')
 }
 
 /** The cancellation reason a turn's signal aborts with. */
@@ -72,7 +72,7 @@ export class HostAgent implements Agent {
   /** The agent's scope context, created on first access (a cordis fiber under its owner). */
   get ctx(): Context {
     if (this.#ctx) return this.#ctx
-    if (this.closed) throw new Error(`agent "${this.id}" is disposed`)
+    if (this.closed) throw new AgentDisposedError(this.id)
     return (this.#ctx = this.scopeFactory(this))
   }
 
@@ -82,7 +82,7 @@ export class HostAgent implements Agent {
   }
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
-    if (this.closed) throw new Error(`agent "${this.id}" is disposed`)
+    if (this.closed) throw new AgentDisposedError(this.id)
     const message = { content: toContent(content), source }
     if (this.status === 'running') {
       ;(this.#queue ??= []).push(message)

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { type Context, getTraceable, Service } from 'cordis'
+import { subscribeAbort } from '../../../lib/abort-signal.ts'
 import { rawService } from '../../../lib/dispatch.ts'
 import { SubagentError } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
@@ -100,13 +101,13 @@ function abortError(id: string, signal: AbortSignal): Error {
 
 /** Never fulfils; rejects when the signal aborts. Detaches its listener through `settle`. */
 function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; settle: () => void } {
-  let onAbort!: () => void
+  let settle!: () => void
   const promise = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortError(id, signal))
-    signal.addEventListener('abort', onAbort, { once: true })
+    // one listener per signal however many creations share it (see lib/abort-signal.ts)
+    settle = subscribeAbort(signal, () => reject(abortError(id, signal)))
   })
   promise.catch(() => {})
-  return { promise, settle: () => signal.removeEventListener('abort', onAbort) }
+  return { promise, settle }
 }
 
 /** The plugin that backs an agent's scope context: the fiber itself is the point. */
@@ -171,6 +172,8 @@ export class Agents extends Service {
   ): Promise<AgentHandle> {
     if (typeof options !== 'object' || options === null) throw new TypeError('agent create options must be an object')
     const { signal, setup } = options
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('agent create signal must be an AbortSignal')
+    if (setup !== undefined && typeof setup !== 'function') throw new TypeError('agent create setup must be a function')
     const id = stored?.header.id ?? options.sessionId ?? randomUUID()
     if (signal?.aborted) throw abortError(id, signal)
     if (typeof id !== 'string' || !id) throw new TypeError('sessionId must be a non-empty string')

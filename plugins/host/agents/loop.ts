@@ -2,6 +2,7 @@
  * The agent loop for one turn (SPEC §1.4). `runTurn` never rejects: every fault becomes a
  * `TurnEndReason`; the caller appends `turn/end`.
  */
+import { SubagentError, thrownMessage as messageOf } from '../../../lib/errors.ts'
 import type {
   Agent,
   CancelCause,
@@ -47,10 +48,6 @@ export interface TurnState {
 export type PreStepDecision = { kind: 'enter' } | { kind: 'reject' }
 
 const enter: PreStepDecision = Object.freeze({ kind: 'enter' })
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
 
 function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code
@@ -124,12 +121,70 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
       })
     }
     if (signal.aborted) return aborted(state)
-    if (dispatcher.has('agent/turn-stop', subject.scope) && dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)) {
-      return { kind: 'completed' }
+    if (dispatcher.has('agent/turn-stop', subject.scope)) {
+      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)
+      // an async listener's answer is its promise: await it, so a rejection ends the turn `error`
+      // (instead of going unhandled) and a falsy resolution does not end it
+      if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
+      if (signal.aborted) return aborted(state)
+      if (stop) return { kind: 'completed' }
     }
     if (step >= maxSteps) {
       return { kind: 'error', error: { message: `turn exceeded maxSteps ${maxSteps}`, code: 'MAX_STEPS' } }
     }
+  }
+}
+
+function malformed(provider: string, problem: string): SubagentError {
+  return new SubagentError('MODEL_FAILED', `model adapter for provider "${provider}" yielded a malformed part: ${problem}`)
+}
+
+/** The stream's iterator; throws a clear error for an adapter that returned no async iterable. */
+function iterate(stream: unknown, provider: string): AsyncIterator<StreamPart> {
+  const method = (stream as { [Symbol.asyncIterator]?: unknown } | null | undefined)?.[Symbol.asyncIterator]
+  if (typeof method !== 'function') {
+    throw new SubagentError('MODEL_FAILED', `model adapter for provider "${provider}" returned no async iterable`)
+  }
+  return method.call(stream) as AsyncIterator<StreamPart>
+}
+
+function nameOf(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value
+}
+
+function isTokenCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0
+}
+
+/**
+ * Why a stream part breaks SPEC §1.7's union, or `undefined`: session events are JSON with the
+ * documented field types, so nothing an adapter yields may carry other values into them.
+ */
+function partProblem(part: unknown): string | undefined {
+  if (typeof part !== 'object' || part === null) return `expected an object, got ${nameOf(part)}`
+  const fields = part as Record<string, unknown>
+  switch (fields.type) {
+    case 'text-delta':
+      return typeof fields.text === 'string' ? undefined : `text-delta text must be a string, got ${nameOf(fields.text)}`
+    case 'tool-call':
+      for (const key of ['id', 'name', 'arguments']) {
+        if (typeof fields[key] !== 'string') return `tool-call ${key} must be a string, got ${nameOf(fields[key])}`
+      }
+      return undefined
+    case 'finish': {
+      const { reason, usage } = fields
+      if (reason !== 'stop' && reason !== 'tool-calls' && reason !== 'max-tokens') {
+        return `finish reason must be "stop", "tool-calls" or "max-tokens", got ${nameOf(reason)}`
+      }
+      if (usage === undefined) return undefined
+      const tokens = usage as Partial<Usage> | null
+      if (typeof tokens !== 'object' || tokens === null || !isTokenCount(tokens.inputTokens) || !isTokenCount(tokens.outputTokens)) {
+        return 'finish usage must have non-negative finite inputTokens and outputTokens'
+      }
+      return undefined
+    }
+    default:
+      return `unknown part type ${nameOf(fields.type)}`
   }
 }
 
@@ -172,14 +227,17 @@ async function callModel(
   const calls: ToolCallBlock[] = []
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
   let usage: Usage | undefined
-  const parts = (adapter.stream(request) as AsyncIterable<StreamPart>)[Symbol.asyncIterator]()
+  const parts = iterate(adapter.stream(request), provider)
   try {
     while (true) {
       const next = await untilAborted(parts.next(), state)
+      if (typeof next !== 'object' || next === null) throw malformed(provider, 'its iterator returned a non-object')
       if (next.done) break
       const part = next.value
       // a part that arrives after the abort is not part of the interrupted message
       if (signal.aborted) throw signal.reason
+      const problem = partProblem(part)
+      if (problem) throw malformed(provider, problem)
       if (part.type === 'text-delta') {
         if (!part.text) continue
         text += part.text
@@ -205,7 +263,8 @@ async function callModel(
   const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
   // a truncated step's tool calls are incomplete: drop them
   if (!truncated) for (const call of calls) content.push(call)
-  session.append('assistant/message', usage ? { turn, step, content, usage: { ...usage } } : { turn, step, content })
+  const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
+  session.append('assistant/message', counted ? { turn, step, content, usage: counted } : { turn, step, content })
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
   return { calls }
 }

@@ -48,8 +48,18 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
   return Object.freeze(header) as unknown as SessionHeader
 }
 
+/** Deepest nesting a seed's event data may have (its JSON is walked recursively). */
+const MAX_DATA_DEPTH = 256
+
+function isTooDeep(value: unknown, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  if (depth >= MAX_DATA_DEPTH) return true
+  for (const key in value) if (isTooDeep((value as Record<string, unknown>)[key], depth + 1)) return true
+  return false
+}
+
 function isJsonData(value: unknown, depth = 0): boolean {
-  if (depth > 256) return false
+  if (depth > MAX_DATA_DEPTH) return false
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true
   if (typeof value === 'number') return Number.isFinite(value)
   if (typeof value !== 'object') return false
@@ -86,7 +96,8 @@ export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
       continue
     }
     if (!isJsonData(event.data)) {
-      throw new SubagentError('INVALID_SESSION', `session seed event ${i} data must be JSON data`)
+      const why = isTooDeep(event.data) ? ` nested at most ${MAX_DATA_DEPTH} levels deep` : ''
+      throw new SubagentError('INVALID_SESSION', `session seed event ${i} data must be JSON data${why}`)
     }
     events[i] = Object.freeze({ seq: i, type: event.type, data: deepFreeze(structuredClone(event.data)) })
   }

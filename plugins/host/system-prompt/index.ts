@@ -10,8 +10,8 @@ declare module 'cordis' {
   interface Events {
     /**
      * Shapes one agent's prompt: a listener may add, drop or reorder `assembly.sections` and
-     * returns the assembly (usually `next()` after editing). A throw fails the model step, which
-     * ends the turn with `error`. Scoped. @mode waterfall
+     * returns the assembly (usually `next()` after editing). Synchronous: a listener that returns a
+     * promise, or throws, fails the model step, which ends the turn with `error`. Scoped. @mode waterfall
      */
     'system-prompt/assemble'(
       assembly: PromptAssembly,
@@ -104,6 +104,11 @@ export class SystemPrompt extends Service {
     // listeners edit this object and pass it on; the core hands back whatever reached it
     const initial: PromptAssembly = { sections: base.sections.slice() }
     const assembly = dispatcher.waterfall<PromptAssembly>(scope, 'system-prompt/assemble', [initial, { agent }], () => initial)
+    if (typeof (assembly as unknown as PromiseLike<unknown> | null)?.then === 'function') {
+      // the hook is synchronous: contain the promise, so its rejection does not go unhandled
+      Promise.resolve(assembly).catch(() => {})
+      throw new TypeError('a system-prompt/assemble listener returned a promise; the hook is synchronous')
+    }
     if (!assembly || !Array.isArray(assembly.sections)) {
       throw new TypeError('a system-prompt/assemble listener returned no assembly')
     }

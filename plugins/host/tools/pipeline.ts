@@ -2,6 +2,8 @@
  * One tool execution, start to finish: resolve → parse → `tools/pre-execute` → guards → validate →
  * body → `tools/post-execute` → `tools/result`. Every path ends in exactly one `tools/result`.
  */
+import { copyContent } from '../../../lib/content.ts'
+import { thrownMessage as messageOf } from '../../../lib/errors.ts'
 import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
 import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
@@ -36,17 +38,28 @@ function render(value: unknown): string {
   return JSON.stringify(value)
 }
 
+/**
+ * A `ToolResult`-shaped value as the session may record it: content blocks checked and copied, a
+ * `value` as frozen JSON, a string `code`. Throws `TypeError` naming the first bad field.
+ */
+function checkedResult(result: ToolResult): ToolResult {
+  const checked: ToolResult = { isError: result.isError, content: copyContent(result.content, 'tool result content block') }
+  if (result.value !== undefined) checked.value = toFrozenJson(result.value)
+  if (result.code !== undefined) {
+    if (typeof result.code !== 'string') throw new TypeError('tool result code must be a string')
+    checked.code = result.code
+  }
+  return checked
+}
+
 /** Normalizes what a body returned into a `ToolResult`. */
 function toResult(value: unknown): ToolResult {
-  if (isToolResult(value)) return value
+  if (isToolResult(value)) return checkedResult(value)
   if (value === undefined) return { isError: false, content: [] }
   const json = toFrozenJson(value)
   return { isError: false, value: json, content: [{ type: 'text', text: render(json) }] }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
 
 function codeOf(error: unknown, fallback: string): string {
   const code = (error as { code?: unknown } | null)?.code
@@ -136,7 +149,9 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
       [exec, result],
       () => result,
     )
-    return isToolResult(final) ? final : errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
+    if (!isToolResult(final)) return errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
+    // the body's result was checked already; a listener may hand back that very object
+    return final === result ? final : checkedResult(final)
   } catch (error) {
     return errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
   }

@@ -1,0 +1,53 @@
+/**
+ * Content blocks at the boundary (SPEC §1.1): what a caller, a tool or a plugin hands the host must
+ * be one of the three documented shapes before it reaches a session log, which holds JSON only.
+ */
+import type { ContentBlock } from './types.ts'
+
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value
+}
+
+/**
+ * Why `value` is not a `ContentBlock`, as a phrase that follows its name (`must be an object`,
+ * `text must be a string`, `has unknown type "image"`), or `undefined` when it is one.
+ */
+export function contentBlockProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `must be an object, got ${kindOf(value)}`
+  const block = value as Record<string, unknown>
+  switch (block.type) {
+    case 'text':
+    case 'reasoning':
+      return typeof block.text === 'string' ? undefined : `text must be a string, got ${kindOf(block.text)}`
+    case 'tool-call':
+      for (const key of ['id', 'name', 'arguments']) {
+        if (typeof block[key] !== 'string') return `${key} must be a string, got ${kindOf(block[key])}`
+      }
+      return undefined
+    default:
+      return typeof block.type === 'string'
+        ? `has unknown type ${JSON.stringify(block.type)}`
+        : `type must be "text", "reasoning" or "tool-call", got ${kindOf(block.type)}`
+  }
+}
+
+/** A copy of a valid block with only its documented fields (extra keys may hold anything). */
+export function copyContentBlock(block: ContentBlock): ContentBlock {
+  return block.type === 'tool-call'
+    ? { type: 'tool-call', id: block.id, name: block.name, arguments: block.arguments }
+    : { type: block.type, text: block.text }
+}
+
+/**
+ * Checks and copies a list of blocks; throws `TypeError` `<what> <index> <problem>` (e.g.
+ * `message content block 0 text must be a string, got number`) for the first bad one.
+ */
+export function copyContent(blocks: readonly unknown[], what: string): ContentBlock[] {
+  const copy: ContentBlock[] = new Array(blocks.length)
+  for (let i = 0; i < blocks.length; i++) {
+    const problem = contentBlockProblem(blocks[i])
+    if (problem) throw new TypeError(`${what} ${i} ${problem}`)
+    copy[i] = copyContentBlock(blocks[i] as ContentBlock)
+  }
+  return copy
+}

@@ -1,0 +1,37 @@
+import { getEventListeners } from 'node:events'
+import { expect } from 'chai'
+import { subscribeAbort } from '../../lib/abort-signal.ts'
+
+describe('subscribeAbort', () => {
+  it('shares one listener on the signal among all its subscribers', () => {
+    const controller = new AbortController()
+    const removers = Array.from({ length: 20 }, () => subscribeAbort(controller.signal, () => {}))
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(1)
+    for (const remove of removers) remove()
+  })
+
+  it('calls every subscriber once, in subscription order, when the signal aborts', () => {
+    const controller = new AbortController()
+    const calls: number[] = []
+    for (let i = 0; i < 3; i++) subscribeAbort(controller.signal, () => void calls.push(i))
+    controller.abort()
+    controller.abort()
+    expect(calls).to.deep.equal([0, 1, 2])
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
+  })
+
+  it('removes the shared listener with its last subscriber, and a removed one is not called', () => {
+    const controller = new AbortController()
+    const calls: string[] = []
+    const first = subscribeAbort(controller.signal, () => void calls.push('first'))
+    const second = subscribeAbort(controller.signal, () => void calls.push('second'))
+    first()
+    first()
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(1)
+    second()
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
+    subscribeAbort(controller.signal, () => void calls.push('third'))
+    controller.abort()
+    expect(calls).to.deep.equal(['third'])
+  })
+})
