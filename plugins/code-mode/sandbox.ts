@@ -348,7 +348,6 @@ class SandboxRun {
     this.isFinished = true
     clearTimeout(this.timer)
     this.options.signal?.removeEventListener('abort', this.onAbort)
-    let result = outcome
     // a corrupted instance may abort on any call: leave it to the garbage collector untouched
     if (!this.isCorrupted) {
       try {
@@ -357,12 +356,13 @@ class SandboxRun {
         this.context?.dispose()
         this.runtime?.dispose()
         releaseInterpreter(this.interpreter)
-      } catch (error) {
-        result = failed(sandboxMessages.fault(`disposal failed: ${messageOf(error)}`))
+      } catch {
+        // a run stopped mid-way (e.g. a job storm at the time limit) can leave objects QuickJS
+        // refuses to free; the outcome stands and the instance, not released, goes to the GC
       }
     }
     this.pending.clear()
     this.controller.abort(new Error('run_code ended'))
-    return result
+    return outcome
   }
 }
