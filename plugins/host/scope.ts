@@ -47,7 +47,9 @@ export class AgentScope {
   models?: Map<string, ModelAdapter>
   /** Bumped whenever the set of tools this agent sees may have changed. */
   toolsVersion = 0
-  /** The fiber of the agent's own context, once it exists. */
+  /** The agent's scope context, once it exists. */
+  ctx?: Context
+  /** The cordis fiber behind that context, made only when something needs one (see agents). */
   fiber?: Context['fiber']
   /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
   isDisposed = false
@@ -84,7 +86,7 @@ export function scopeOf(ctx: Context): AgentScope | undefined {
 /**
  * Installs a registration for the lifetime of the calling context. A registration made directly
  * through an agent's context lives in that agent's tables and goes with them, so it spends no
- * cordis effect; any other one is an effect of the caller's fiber.
+ * cordis effect (nor fiber); any other one is an effect of the caller's fiber.
  */
 export function installScoped(
   ctx: Context,
@@ -92,7 +94,7 @@ export function installScoped(
   install: (scope: AgentScope | undefined) => () => void,
 ): () => void {
   const scope = scopeOf(ctx)
-  if (scope?.fiber && ctx.fiber === scope.fiber) {
+  if (scope && ctx === scope.ctx) {
     // a late caller (a setup that outlived its rolled-back creation, a tool that ignored its
     // signal) must not leave registrations in the tables of an agent that is gone
     if (scope.isDisposed) throw new AgentDisposedError(scope.agent.id)

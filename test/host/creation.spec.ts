@@ -337,16 +337,30 @@ describe('agent options (SPEC §1.3)', () => {
 })
 
 describe('agent.ctx (SPEC §1.3)', () => {
-  it('costs no fiber until first accessed', async () => {
+  it('costs no fiber for a plain agent, nor for scoped registrations made through it', async () => {
     const s = await scene()
     const { agent } = await s.create()
     s.scripted.push({ text: 'hi' })
     agent.followup('hello')
     await agent.whenIdle()
     expect(s.snapshot().fibers).to.equal(s.baseline.fibers)
-    void agent.ctx
+    agent.ctx.tools.register({ name: 'note', description: 'n', parameters: { type: 'object' }, execute: () => 1 })
+    agent.ctx.systemPrompt.section({ name: 'role', order: 5, text: 'You take notes.' })
+    agent.ctx.on('tools/result', () => {})
+    expect(s.snapshot().fibers).to.equal(s.baseline.fibers)
+    await s.end()
+  })
+
+  it('gets its cordis fiber on first demand, under the owner, and loses it on dispose', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const disposed: string[] = []
+    agent.ctx.effect(() => () => void disposed.push('effect'))
+    expect(s.snapshot().fibers).to.equal(s.baseline.fibers + 1)
+    agent.ctx.on('subagent/end' as never, (() => {}) as never)
     expect(s.snapshot().fibers).to.equal(s.baseline.fibers + 1)
     await s.end()
+    expect(disposed).to.deep.equal(['effect'])
   })
 
   it('returns the same context on every access', async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { type Context, getTraceable, Service } from 'cordis'
+import { type Context, type EventOptions, getTraceable, Service } from 'cordis'
 import { subscribeAbort } from '../../../lib/abort-signal.ts'
 import { rawService } from '../../../lib/dispatch.ts'
-import { SubagentError } from '../../../lib/errors.ts'
+import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { AgentScope, kScope, scopeOf, skipShadow } from '../scope.ts'
+import { AgentScope, installScoped, kScope, type Listener, scopedEvents, scopeOf, skipShadow } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { HostAgent } from './agent.ts'
@@ -277,19 +277,15 @@ export class Agents extends Service {
     return owned
   }
 
+  /**
+   * The agent's scope context. Registrations made directly through it (tools, guards, sections,
+   * model routes, listeners for events about agents) go into the agent's tables and need no cordis
+   * fiber; the fiber, a child of the owner's, is made on first demand (`ctx.fiber`: an effect, a
+   * sub-plugin, any other listener) and disposed with the agent.
+   */
   private createScope(agent: HostAgent, ownerCtx: Context): Context {
-    // cordis captures stacks for its error messages on every fiber; an agent scope's fiber runs
-    // no user code of its own, so the capture (most of the cost of creating it) is skipped
-    const limit = Error.stackTraceLimit
-    Error.stackTraceLimit = 0
-    let fiber: ReturnType<Context['plugin']>
-    try {
-      fiber = ownerCtx.plugin(agentScopePlugin)
-    } finally {
-      Error.stackTraceLimit = limit
-    }
-    const ctx = fiber.ctx
     const scope = (agent[kScope] ??= new AgentScope(agent))
+    const ctx = ownerCtx.extend() as Context
     Object.defineProperty(ctx, kScope, { value: scope })
     // the host's services as own accessors: the scope declares no `inject`, and cordis's lookup of
     // a service it did not inject costs a stack capture and a waterfall on every access
@@ -303,9 +299,37 @@ export class Agents extends Service {
         },
       })
     }
-    scope.fiber = ctx.fiber
+    Object.defineProperty(ctx, 'fiber', { get: () => scope.fiber ?? this.createFiber(scope, ownerCtx) })
+    const inherited = Object.getPrototypeOf(ctx) as Context
+    Object.defineProperty(ctx, 'on', {
+      value: function on(this: Context, name: string, listener: Listener, options?: boolean | EventOptions) {
+        const { prepend = false, global = false } = typeof options === 'object' ? options : { prepend: !!options }
+        if (this !== ctx || typeof name !== 'string' || !scopedEvents.has(name) || global) {
+          // cordis's own `on`, resolved for the actual receiver (a sub-plugin's context inherits this)
+          const cordisOn = Reflect.get(inherited, 'on', this) as Context['on']
+          return Reflect.apply(cordisOn, this, [name, listener, options])
+        }
+        if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
+        return installScoped(ctx, `ctx.on(${JSON.stringify(name)})`, (target) => target!.addHook(name, listener, prepend))
+      },
+    })
+    scope.ctx = ctx
     return ctx
   }
+
+  private createFiber(scope: AgentScope, ownerCtx: Context): Context['fiber'] {
+    if (scope.isDisposed) throw new AgentDisposedError(scope.agent.id)
+    // cordis captures stacks for its error messages on every fiber; an agent scope's fiber runs
+    // no user code of its own, so the capture (most of the cost of creating it) is skipped
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    try {
+      return (scope.fiber = ownerCtx.plugin(agentScopePlugin).ctx.fiber)
+    } finally {
+      Error.stackTraceLimit = limit
+    }
+  }
+
 
   /** Undoes an unpublished agent: any turn setup started, its scope and registrations. */
   private async rollback(record: AgentRecord): Promise<void> {
