@@ -6,6 +6,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type {} from '../host/index.ts'
 import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES } from './sandbox.ts'
+import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
 import { runCodeTool } from './tool.ts'
 
 export {
@@ -18,14 +19,14 @@ export {
   type SandboxOutcome,
   sandboxMessages,
 } from './sandbox.ts'
-export { bindingsFor, describeRunCode, type RunCodeArgs, type RunCodeLimits, TOOL_NAME, TOOL_PARAMETERS } from './tool.ts'
+export { bindingsFor, describeRunCode, type RunCodeArgs, type RunCodeLimits, TOOL_NAME, TOOL_PARAMETERS, toolParameters } from './tool.ts'
 
 /**
  * Registers the global tool `run_code` for the plugin's lifetime. A config update restarts the
  * plugin: the tool is registered again with the new limits; programs in flight keep theirs.
  */
 export function CodeMode(ctx: Context, config: CodeMode.Config): void {
-  ctx.tools.register(runCodeTool(ctx.tools, config))
+  ctx.tools.register(runCodeTool(ctx.tools, config, config.locale ?? 'en-US'))
 }
 
 export namespace CodeMode {
@@ -33,17 +34,16 @@ export namespace CodeMode {
   export interface Config {
     timeoutMs: number
     memoryBytes: number
+    locale?: Locale
   }
-  export const Config: Schema<Config> = Schema.object({
-    timeoutMs: Schema.natural()
-      .min(1)
-      .default(DEFAULT_TIMEOUT_MS)
-      .description('Wall-clock limit of one program in milliseconds, awaited tool calls included.'),
-    memoryBytes: Schema.natural()
-      .min(MIN_MEMORY_BYTES)
-      .default(DEFAULT_MEMORY_BYTES)
-      .description('Heap one program may use, in bytes (a hard cap on its interpreter instance).'),
-  })
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({
+      timeoutMs: Schema.natural().min(1).default(DEFAULT_TIMEOUT_MS),
+      memoryBytes: Schema.natural().min(MIN_MEMORY_BYTES).default(DEFAULT_MEMORY_BYTES),
+      locale: localeOption(),
+    }),
+    'codeMode',
+  )
 }
 
 export default CodeMode

@@ -3,6 +3,7 @@
  * bindings re-enter the host's `execute` as nested calls (SPEC §1.5, Code Mode).
  */
 import { SubagentError } from '../../lib/errors.ts'
+import { type Locale, text } from '../../locales/index.ts'
 import type { ContentBlock, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import type { Tools } from '../host/index.ts'
 import { runSandboxed, type SandboxBinding } from './sandbox.ts'
@@ -14,41 +15,26 @@ export interface RunCodeLimits {
   memoryBytes: number
 }
 
-function seconds(ms: number): string {
-  const value = ms / 1000
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} second${value === 1 ? '' : 's'}`
+/** The tool description the model sees, with the configured limits in it, in `locale`. */
+export function describeRunCode(limits: RunCodeLimits, locale: Locale = 'en-US'): string {
+  const value = limits.timeoutMs / 1000
+  const n = Number.isInteger(value) ? String(value) : value.toFixed(1)
+  const duration = text(locale, value === 1 ? 'codeMode.duration.one' : 'codeMode.duration.other', { n })
+  return text(locale, 'codeMode.description', { duration, mebibytes: Math.round(limits.memoryBytes / (1024 * 1024)) })
 }
 
-/** The tool description the model sees, with the configured limits in it. */
-export function describeRunCode(limits: RunCodeLimits): string {
-  const mebibytes = Math.round(limits.memoryBytes / (1024 * 1024))
-  return (
-    'Run a JavaScript program in a sandbox and get back the value it returns. The program is the body ' +
-    'of an async function. Every other tool you can use is available inside it as an async function: ' +
-    '`await tools.<name>(args)` takes the same arguments object as the tool and resolves with its ' +
-    'result (parsed JSON when the tool returns data, otherwise its text), or throws an Error with the ' +
-    "tool's error message (write `tools['a-b'](args)` for a name with a hyphen). End with " +
-    "`return <value>`: the value, as JSON, is this tool's result. Use it " +
-    'to make several tool calls in one step, in parallel with `Promise.all`, and to filter or combine ' +
-    'their results before they reach you. The sandbox has no network, files, `require`, `process` or ' +
-    `timers, and \`console.log\` output is discarded. A program may run for ${seconds(limits.timeoutMs)} ` +
-    `(tool calls included) and use ${mebibytes} MiB of memory.`
-  )
+/** The parameter schema the model sees, in `locale`. */
+export function toolParameters(locale: Locale = 'en-US'): JsonSchema {
+  return {
+    type: 'object',
+    properties: { code: { type: 'string', description: text(locale, 'codeMode.code') } },
+    required: ['code'],
+    additionalProperties: false,
+  }
 }
 
-/** The parameter schema the model sees. */
-export const TOOL_PARAMETERS: JsonSchema = {
-  type: 'object',
-  properties: {
-    code: {
-      type: 'string',
-      description:
-        'The body of an async JavaScript function, e.g. `const r = await tools.search({q: "x"}); return r.hits`.',
-    },
-  },
-  required: ['code'],
-  additionalProperties: false,
-}
+/** The parameter schema in English. */
+export const TOOL_PARAMETERS: JsonSchema = toolParameters()
 
 export interface RunCodeArgs {
   code: string
@@ -95,11 +81,11 @@ export function bindingsFor(tools: Tools, exec: ToolExecution): Record<string, S
  * The tool definition. A program that returns a value makes a successful result with that value;
  * any failure of the program (a throw, a limit, an abort) throws, code `SANDBOX`.
  */
-export function runCodeTool(tools: Tools, limits: RunCodeLimits): ToolDefinition {
+export function runCodeTool(tools: Tools, limits: RunCodeLimits, locale: Locale = 'en-US'): ToolDefinition {
   return {
     name: TOOL_NAME,
-    description: describeRunCode(limits),
-    parameters: TOOL_PARAMETERS,
+    description: describeRunCode(limits, locale),
+    parameters: locale === 'en-US' ? TOOL_PARAMETERS : toolParameters(locale),
     async execute(args: RunCodeArgs, exec: ToolExecution): Promise<JsonValue | undefined> {
       const outcome = await runSandboxed({
         code: args.code,

@@ -185,3 +185,16 @@ describe('CodeMode plugin', () => {
     })
   })
 })
+
+describe('CodeMode in zh-CN', () => {
+  it('shows the model the run_code description and parameter in Chinese', async () => {
+    const host = await createHost()
+    const fiber = host.root.plugin(CodeMode, { timeoutMs: 5000, memoryBytes: DEFAULT_MEMORY_BYTES, locale: 'zh-CN' })
+    await fiber
+    const schema = host.root.tools.get('run_code')
+    expect(schema?.description).to.include('在沙箱中运行').and.include('5 秒')
+    const properties = schema?.parameters.properties as { code: { description: string } } | undefined
+    expect(properties?.code.description).to.match(/^一个异步/)
+    await fiber.dispose()
+  })
+})
