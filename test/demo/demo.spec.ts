@@ -1,36 +1,15 @@
 /**
  * The demo end to end: `cordis.yml` through the CLI, as `npm start` runs it, with no API key.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { chooseModel, type DemoDriver } from '../../demo/driver.ts'
-
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
-
-interface Outcome {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+import { type CliOutcome as Outcome, runCli } from '../support/cli.ts'
 
 function runDemo(): Promise<Outcome> {
   const env = { ...process.env }
   delete env.DEEPSEEK_API_KEY
   delete env.OPENAI_API_KEY
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'start', 'cordis.yml'], {
-      cwd: projectRoot,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  return runCli(['start', 'cordis.yml'], env)
 }
 
 describe('the demo (npm start)', function () {

@@ -1,34 +1,9 @@
 /**
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
+import { projectRoot, runCli } from '../support/cli.ts'
 import { probeSource, type Workspace, workspace } from './fixture.ts'
-
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
-
-interface Outcome {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', ...args], {
-      cwd: projectRoot,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 describe('subagent-inprocess start', function () {
   // each case starts a Node process with tsx
