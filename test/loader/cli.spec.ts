@@ -2,7 +2,7 @@
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
 import { expect } from 'chai'
-import { projectRoot, runCli } from '../support/cli.ts'
+import { runCli } from '../support/cli.ts'
 import { probeSource, type Workspace, workspace } from './fixture.ts'
 
 describe('subagent-inprocess start', function () {
