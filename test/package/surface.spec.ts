@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs'
+import { expect } from 'chai'
+import * as pkg from '../../index.ts'
+
+describe('package surface (SPEC §7)', () => {
+  const plugins = [
+    'InProcessRun',
+    'StructuredOutput',
+    'DepthPolicy',
+    'Host',
+    'SessionFiles',
+    'ScriptedModel',
+    'OpenAIModel',
+    'CodeMode',
+    'SubagentTool',
+  ] as const
+
+  for (const name of plugins) {
+    it(`re-exports the ${name} plugin from the root entry`, () => {
+      expect(pkg[name]).to.be.a('function')
+    })
+  }
+
+  it('re-exports SubagentDepthError with its fields', () => {
+    const error = new pkg.SubagentDepthError(3, 2)
+    expect(error).to.include({ name: 'SubagentDepthError', attemptedDepth: 3, maxDepth: 2 })
+    expect(pkg.SubagentError.is(error)).to.equal(true)
+  })
+
+  it('is published as subagent-inprocess with dist/ as its entry', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    expect(manifest.name).to.equal('subagent-inprocess')
+    expect(manifest.exports['.']).to.deep.equal({ types: './dist/index.d.ts', import: './dist/index.js' })
+    expect(manifest.dependencies.cordis).to.equal('4.0.0-rc.10')
+  })
+
+  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files']) {
+    it(`default-exports a plugin from plugins/${file}`, async () => {
+      const module = await import(`../../plugins/${file}/index.ts`)
+      expect(module.default).to.be.a('function')
+    })
+  }
+})
