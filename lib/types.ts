@@ -273,4 +273,6 @@ export interface SubagentInfo {
   /** At the end only. */
   readonly stopReason?: StopReason
   readonly usage?: Usage
+  /** At the end of a run whose result rejected: the error's message. */
+  readonly error?: string
 }

@@ -35,16 +35,51 @@ export interface ScopedTool {
   execute: (args: never, exec: never) => unknown
 }
 
+/**
+ * Values by name where the newest registration wins, and removing one (in any order) exposes the
+ * newest one still registered: a removed entry never comes back.
+ */
+export class NameTable<T> {
+  readonly #entries = new Map<string, T[]>()
+
+  get size(): number {
+    return this.#entries.size
+  }
+
+  /** Registers `value` under `name`; the returned function removes exactly this registration. */
+  add(name: string, value: T): () => void {
+    let stack = this.#entries.get(name)
+    if (!stack) this.#entries.set(name, (stack = []))
+    stack.push(value)
+    return () => {
+      const index = stack.lastIndexOf(value)
+      if (index < 0) return
+      stack.splice(index, 1)
+      if (!stack.length && this.#entries.get(name) === stack) this.#entries.delete(name)
+    }
+  }
+
+  get(name: string): T | undefined {
+    const stack = this.#entries.get(name)
+    return stack?.[stack.length - 1]
+  }
+
+  /** The current value of every name. */
+  *current(): IterableIterator<[string, T]> {
+    for (const [name, stack] of this.#entries) yield [name, stack[stack.length - 1]]
+  }
+}
+
 export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<string> }
 
 /** Everything registered through one agent's context. Cleared when the agent is disposed. */
 export class AgentScope {
   tools?: Map<string, ScopedTool>
-  sections?: Map<string, ScopedSection>
+  sections?: NameTable<ScopedSection>
   hooks?: Map<string, Listener[]>
   guards?: ToolGuard[]
   restrictions?: Restriction[]
-  models?: Map<string, ModelAdapter>
+  models?: NameTable<ModelAdapter>
   /** Bumped whenever the set of tools this agent sees may have changed. */
   toolsVersion = 0
   /** The agent's scope context, once it exists. */

@@ -47,7 +47,10 @@ declare module 'cordis' {
     ): SubagentResult | Promise<SubagentResult>
     /** A run was handed to its caller. Observe-only, contained. @mode emit */
     'subagent/start'(info: SubagentInfo): void
-    /** A run's result settled. Observe-only, contained. @mode emit */
+    /**
+     * A run's result settled, with its stop reason and usage; or its result rejected, with `error`
+     * (the message). Every `subagent/start` gets exactly one. Observe-only, contained. @mode emit
+     */
     'subagent/end'(info: SubagentInfo): void
   }
 }
@@ -120,9 +123,7 @@ export class InProcessRun {
           }
         : {}),
     })
-    const run = new Run(handle, plan, dispatch)
-    if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [run.info()])
-    return run
+    return new Run(handle, plan, dispatch)
   }
 }
 

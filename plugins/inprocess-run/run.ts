@@ -3,7 +3,7 @@
  */
 import { subscribeAbort } from '../../lib/abort-signal.ts'
 import type { Dispatch } from '../../lib/dispatch.ts'
-import { SubagentError } from '../../lib/errors.ts'
+import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
 import type { AgentHandle, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
@@ -45,6 +45,8 @@ export class Run implements SubagentRun {
       depth: childDepth,
       ...(request.label !== undefined ? { label: request.label } : {}),
     }
+    // observers hear the start before anything the run does can end it
+    if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [this.info()])
     const { signal, prompt } = request
     const onAbort = () => {
       this.#cancelled = true
@@ -93,6 +95,12 @@ export class Run implements SubagentRun {
     return { ...this.#info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
   }
 
+  /** `subagent/end` for a result that rejected: every start gets its end. */
+  #emitFailedEnd(error: unknown): void {
+    const dispatch = this.dispatch
+    if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [{ ...this.#info, error: thrownMessage(error) }])
+  }
+
   async #drive(): Promise<SubagentResult> {
     const child = this.handle.agent
     await child.whenIdle()
@@ -101,18 +109,23 @@ export class Run implements SubagentRun {
 
   async #fail(error: unknown): Promise<never> {
     this.#release()
+    this.#emitFailedEnd(error)
     throw error
   }
 
   async #settle(read: SubagentResult): Promise<SubagentResult> {
+    const dispatch = this.dispatch
+    let result: SubagentResult
     try {
-      const dispatch = this.dispatch
-      const result = dispatch.has('subagent/settle') ? await dispatch.waterfall('subagent/settle', [read, this], () => read) : read
-      if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [this.info(result)])
-      return result
+      result = dispatch.has('subagent/settle') ? await dispatch.waterfall('subagent/settle', [read, this], () => read) : read
+    } catch (error) {
+      this.#emitFailedEnd(error)
+      throw error
     } finally {
       this.#release()
     }
+    if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [this.info(result)])
+    return result
   }
 
   #release(): void {

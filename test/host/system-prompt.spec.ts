@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { Agent, PromptAssembly, PromptSection } from '../../lib/types.ts'
+import { createHost } from '../support/harness.ts'
 import { scene } from './scene.ts'
 
 type Next = () => PromptAssembly
@@ -253,5 +254,25 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
     s.root.systemPrompt.assemble(agent)
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('Persona.\n\nAdded 2.')
     await s.end()
+  })
+})
+
+describe('sections of one name from several plugins', () => {
+  it('never revives a removed section, whatever the removal order', async () => {
+    const host = await createHost()
+    const agent = await host.agent()
+    const plugin = (text: string) => ({
+      inject: ['systemPrompt'],
+      apply: (ctx: Context) => void ctx.systemPrompt.section({ name: 'persona', order: 0, text }),
+    })
+    const a = host.root.plugin(plugin('A'))
+    const b = host.root.plugin(plugin('B'))
+    await a
+    await b
+    expect(host.root.systemPrompt.assemble(agent).text).to.equal('B')
+    await a.dispose()
+    expect(host.root.systemPrompt.assemble(agent).text).to.equal('B')
+    await b.dispose()
+    expect(host.root.systemPrompt.assemble(agent).text).to.equal('')
   })
 })

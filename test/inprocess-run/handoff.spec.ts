@@ -148,3 +148,35 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
     await run.dispose()
   })
 })
+
+describe('InProcessRun observer events', () => {
+  it('emits subagent/start before subagent/end for a gap abort', async () => {
+    const host = await createDriverHost()
+    const seen: string[] = []
+    host.root.on('subagent/start', () => void seen.push('start'))
+    host.root.on('subagent/end', (info) => void seen.push(`end ${info.stopReason}`))
+    const controller = new AbortController()
+    const off = host.root.on('agent/created', () => controller.abort())
+    const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
+    off()
+    await run.result
+    expect(seen).to.deep.equal(['start', 'end aborted'])
+    await run.dispose()
+  })
+
+  it('ends every started run, with the error when its result rejects', async () => {
+    const host = await createDriverHost()
+    const ends: unknown[] = []
+    host.root.on('subagent/end', (info) => void ends.push(info))
+    host.root.on('subagent/settle', () => {
+      throw new Error('settle broke')
+    })
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    let error: Error | undefined
+    await run.result.catch((e) => (error = e))
+    expect(error?.message).to.equal('settle broke')
+    expect(ends).to.deep.equal([{ runId: run.id, parentId: host.parent.id, childId: run.id, mode: 'spawn', depth: 1, error: 'settle broke' }])
+    await run.dispose()
+  })
+})

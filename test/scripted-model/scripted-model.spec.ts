@@ -4,6 +4,7 @@ import type { Agent, ModelAdapter, ModelRequest, StreamPart } from '../../lib/ty
 import { Host } from '../../plugins/host/index.ts'
 import { ScriptedModel } from '../../plugins/scripted-model/index.ts'
 import { lastOf, nextEvent, rejectionOf, scene } from '../host/scene.ts'
+import { createHost } from '../support/harness.ts'
 
 type Scene = Awaited<ReturnType<typeof scene>>
 
@@ -299,5 +300,20 @@ describe('models.register (SPEC §1.7)', () => {
     const s = await scene()
     expect(() => s.root.models.register('broken', {} as ModelAdapter)).to.throw(TypeError, 'model adapter for "broken" must have a stream() method')
     await s.end()
+  })
+})
+
+describe('model routes of one provider registered twice', () => {
+  it('never revives a removed adapter, whatever the removal order', async () => {
+    const host = await createHost()
+    const agent = await host.agent()
+    const first = { async *stream() {} }
+    const second = { async *stream() {} }
+    const removeFirst = agent.ctx.models.register('x', first)
+    const removeSecond = agent.ctx.models.register('x', second)
+    removeFirst()
+    expect(host.root.models.resolve('x', agent)).to.equal(second)
+    removeSecond()
+    expect(host.root.models.resolve('x', agent)).to.equal(undefined)
   })
 })

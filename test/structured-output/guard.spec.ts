@@ -122,3 +122,22 @@ describe('StructuredOutput guard (SPEC §3)', () => {
     await fixture.close()
   })
 })
+
+describe('StructuredOutput guard: calls that never reach a body', () => {
+  it('denies an unknown tool and unparseable arguments after the commit with the guard reason', async () => {
+    const fixture = await createFixture()
+    otherTool(fixture)
+    fixture.host.scripted.push({
+      toolCalls: [call('structured_output', { answer: 1 }, 'c1'), call('other', '{not json', 'c2'), call('nope', {}, 'c3')],
+    })
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    expect((await run.result).structured).to.deep.equal({ answer: 1 })
+    for (const [id, tool] of [['c2', 'other'], ['c3', 'nope']]) {
+      expect(resultOf(run.agent, id)?.content).to.deep.equal([
+        { type: 'text', text: `Error: structured output already recorded: the run is complete, so \`${tool}\` is not executed` },
+      ])
+    }
+    await run.dispose()
+    await fixture.close()
+  })
+})

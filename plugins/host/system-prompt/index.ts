@@ -1,6 +1,6 @@
 import { type Context, Service } from 'cordis'
 import type { Agent, PromptAssembly, PromptSection } from '../../../lib/types.ts'
-import { type AgentScope, type HookDispatcher, installScoped, type ScopedSection, skipShadow } from '../scope.ts'
+import { type AgentScope, type HookDispatcher, installScoped, NameTable, type ScopedSection, skipShadow } from '../scope.ts'
 import { agentScope } from '../tools/index.ts'
 
 declare module 'cordis' {
@@ -55,7 +55,7 @@ function freezeAssembled(assembled: AssembledPrompt): AssembledPrompt {
 /** System prompt sections and their assembly (SPEC §1.6). */
 export class SystemPrompt extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
-  private readonly globals = new Map<string, ScopedSection>()
+  private readonly globals = new NameTable<ScopedSection>()
   private globalCache?: AssembledPrompt
   private dispatcher?: HookDispatcher
 
@@ -78,14 +78,11 @@ export class SystemPrompt extends Service {
     assertSection(section)
     const entry: ScopedSection = { name: section.name, order: section.order, text: section.text, seq: ++sectionCounter }
     return installScoped(this.ctx, `ctx.systemPrompt.section(${section.name})`, (scope) => {
-      const table = scope ? (scope.sections ??= new Map()) : this.globals
-      const previous = table.get(entry.name)
-      table.set(entry.name, entry)
+      const table = scope ? (scope.sections ??= new NameTable()) : this.globals
+      const remove = table.add(entry.name, entry)
       if (!scope) this.globalCache = undefined
       return () => {
-        if (table.get(entry.name) !== entry) return
-        if (previous && previous !== entry) table.set(entry.name, previous)
-        else table.delete(entry.name)
+        remove()
         if (!scope) this.globalCache = undefined
       }
     })
@@ -117,8 +114,8 @@ export class SystemPrompt extends Service {
   }
 
   private build(scope: AgentScope | undefined): AssembledPrompt {
-    const merged = new Map<string, ScopedSection>(this.globals)
-    if (scope?.sections) for (const [name, section] of scope.sections) merged.set(name, section)
+    const merged = new Map<string, ScopedSection>(this.globals.current())
+    if (scope?.sections) for (const [name, section] of scope.sections.current()) merged.set(name, section)
     const entries = [...merged.values()].sort((a, b) => a.seq - b.seq)
     const sections = entries.map(({ name, order, text }) => ({ name, order, text }))
     return { sections, text: render(sections) }

@@ -81,6 +81,20 @@ function parseArguments(raw: unknown): { ok: true; args: unknown } | { ok: false
   }
 }
 
+/** The first guard's denial of `exec`, as an error result; `undefined` when every guard lets it run. */
+function guardDenial(exec: ToolExecution, guards: readonly ToolGuard[]): ToolResult | undefined {
+  for (const guard of guards) {
+    let reason: string | undefined
+    try {
+      reason = guard(exec)
+    } catch (error) {
+      return errorResult(`tool guard failed: ${messageOf(error)}`, 'HOOK_FAILED')
+    }
+    if (typeof reason === 'string') return errorResult(reason, 'TOOL_DENIED')
+  }
+  return undefined
+}
+
 export async function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
   const { tool, scope, dispatcher } = pipeline
   const parsed = parseArguments(request.arguments)
@@ -94,10 +108,12 @@ export async function runPipeline(request: ExecuteRequest, pipeline: PipelineCon
     signal: request.signal ?? neverAborted,
   })
   let result: ToolResult
+  // a call that never reaches a body still meets the guards first: once a guard closes the agent
+  // (e.g. after a structured-output commit) every later call gets its reason
   if (!tool) {
-    result = errorResult(`unknown tool "${request.name}"`, 'UNKNOWN_TOOL')
+    result = guardDenial(exec, pipeline.guards) ?? errorResult(`unknown tool "${request.name}"`, 'UNKNOWN_TOOL')
   } else if (!parsed.ok) {
-    result = errorResult(parsed.message, 'INVALID_ARGS')
+    result = guardDenial(exec, pipeline.guards) ?? errorResult(parsed.message, 'INVALID_ARGS')
   } else {
     result = await runTool(tool, exec, pipeline)
   }
@@ -119,15 +135,8 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
     return errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
   }
   // guards run after the whole waterfall, so no listener can override them
-  for (const guard of pipeline.guards) {
-    let reason: string | undefined
-    try {
-      reason = guard(exec)
-    } catch (error) {
-      return errorResult(`tool guard failed: ${messageOf(error)}`, 'HOOK_FAILED')
-    }
-    if (typeof reason === 'string') return errorResult(reason, 'TOOL_DENIED')
-  }
+  const denial = guardDenial(exec, pipeline.guards)
+  if (denial) return denial
   let violations: string[]
   try {
     violations = jsonViolations(tool.parameters, exec.args)
