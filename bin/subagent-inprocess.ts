@@ -7,28 +7,23 @@
  */
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
+import { isLocale, type Locale } from '../lib/i18n.ts'
+import { text } from '../locales/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 
-const usage = `usage: subagent-inprocess start [config] [--watch]
-
-  config       host config file (default: cordis.yml)
-  -w, --watch  reload changed plugins and config entries; keep running after loader/exit
-  -h, --help   show this help
-`
-
-function summary(report: ReloadReport): string {
+function summary(report: ReloadReport, locale: Locale): string {
   const parts: string[] = []
   for (const key of ['loaded', 'updated', 'restarted', 'unloaded'] as const) {
-    if (report[key].length) parts.push(`${key} ${report[key].join(', ')}`)
+    if (report[key].length) parts.push(text(locale, `cli.${key}`, { names: report[key].join(', ') }))
   }
-  if (report.failed.length) parts.push(`${report.failed.length} failed`)
-  return parts.length ? parts.join('; ') : 'no change'
+  if (report.failed.length) parts.push(text(locale, 'cli.failed', { count: report.failed.length }))
+  return parts.length ? parts.join('; ') : text(locale, 'cli.noChange')
 }
 
-async function start(file: string, watch: boolean): Promise<void> {
+async function start(file: string, watch: boolean, locale: Locale): Promise<void> {
   const root = new Context()
   printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0 })
-  const loader = new Loader(root, file, { watch })
+  const loader = new Loader(root, file, { watch, locale })
 
   let exiting = false
   const exit = async (code: number) => {
@@ -44,40 +39,52 @@ async function start(file: string, watch: boolean): Promise<void> {
 
   loader.on('exit', (code) => {
     if (!watch) return void exit(code)
-    process.stderr.write(`exit ${code} requested; still watching (Ctrl-C to stop)\n`)
+    process.stderr.write(`${text(locale, 'cli.stillWatching', { code })}\n`)
   })
   loader.on('reloaded', (report) => {
-    process.stderr.write(`reloaded ${report.file}: ${summary(report)}\n`)
+    process.stderr.write(`${text(locale, 'cli.reloaded', { file: report.file, summary: summary(report, locale) })}\n`)
   })
 
   const report = await loader.start()
   // a config file that cannot be read or parsed at all leaves nothing to run
   if (!watch && report.failed.some((failure) => failure.entry === undefined)) await exit(1)
-  if (watch) process.stderr.write(`watching ${loader.file} and its plugin files\n`)
+  if (watch) process.stderr.write(`${text(locale, 'cli.watching', { file: loader.file })}\n`)
 }
 
 function parse(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
-      options: { watch: { type: 'boolean', short: 'w' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        watch: { type: 'boolean', short: 'w' },
+        help: { type: 'boolean', short: 'h' },
+        locale: { type: 'string', short: 'l' },
+      },
       allowPositionals: true,
     })
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usage}`)
+    process.stderr.write(`${(error as Error).message}\n\n${text('en-US', 'cli.usage')}`)
     process.exit(2)
   }
 }
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv)
+  const requested = values.locale ?? 'en-US'
+  if (!isLocale(requested)) {
+    process.stderr.write(`${text('en-US', 'cli.unknownLocale', { locale: requested })}\n\n${text('en-US', 'cli.usage')}`)
+    process.exit(2)
+  }
+  const locale: Locale = requested
+  const usage = text(locale, 'cli.usage')
   if (values.help) return void process.stdout.write(usage)
   const [command, file = 'cordis.yml', ...extra] = positionals
   if (command !== 'start' || extra.length) {
-    process.stderr.write(command === undefined || command === 'start' ? usage : `unknown command "${command}"\n\n${usage}`)
+    const problem = command === undefined || command === 'start' ? '' : `${text(locale, 'cli.unknownCommand', { command })}\n\n`
+    process.stderr.write(`${problem}${usage}`)
     process.exit(2)
   }
-  await start(file, !!values.watch)
+  await start(file, !!values.watch, locale)
 }
 
 await main(process.argv.slice(2))

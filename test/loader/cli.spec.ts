@@ -36,4 +36,16 @@ describe('subagent-inprocess start', function () {
     expect(outcome.code).to.equal(2)
     expect(outcome.stderr).to.match(/^unknown command "serve"\n\nusage: subagent-inprocess start \[config\] \[--watch\]/)
   })
+
+  it('prints its help in the locale chosen with --locale', async () => {
+    const outcome = await runCli(['--locale', 'zh-CN', '--help'])
+    expect(outcome.code).to.equal(0)
+    expect(outcome.stdout).to.match(/^用法：subagent-inprocess start/)
+  })
+
+  it('rejects a locale it does not ship with exit code 2', async () => {
+    const outcome = await runCli(['start', '--locale', 'fr-FR'])
+    expect(outcome.code).to.equal(2)
+    expect(outcome.stderr).to.match(/^unknown locale "fr-FR" \(en-US or zh-CN\)/)
+  })
 })
