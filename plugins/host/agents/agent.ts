@@ -69,16 +69,11 @@ export class HostAgent implements Agent {
     this.#turns = turns
   }
 
-  /** The agent's scope context, created on first access (a cordis fiber under its owner). */
+  /** The agent's scope context, created on first access (its cordis fiber only on demand). */
   get ctx(): Context {
     if (this.#ctx) return this.#ctx
     if (this.closed) throw new AgentDisposedError(this.id)
     return (this.#ctx = this.scopeFactory(this))
-  }
-
-  /** True once the scope context exists. */
-  get hasScope(): boolean {
-    return this.#ctx !== undefined
   }
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
