@@ -95,6 +95,28 @@ export class Dispatch {
     return undefined
   }
 
+  /**
+   * A waterfall for listeners that may answer with a promise. `next()` always returns a promise
+   * and starts the inner listener a microtask later, on a fresh stack, so the stack depth stays
+   * the same however many listeners there are. A throw or rejection propagates.
+   */
+  async waterfallAsync<R>(name: string, args: unknown[], core: () => R | Promise<R>, local?: readonly Listener[]): Promise<R> {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return core()
+    const step = async (index: number): Promise<R> => {
+      const listener = listeners[index]
+      if (!listener) return core()
+      let called = false
+      const next = (): Promise<R> => {
+        if (called) throw new Error(`next() called twice in a "${name}" listener`)
+        called = true
+        return Promise.resolve(index + 1).then(step)
+      }
+      return (listener as (...a: unknown[]) => R | Promise<R>)(...args, next)
+    }
+    return step(0)
+  }
+
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits `core`. */
   waterfall<R>(name: string, args: unknown[], core: () => R, local?: readonly Listener[]): R {
     const listeners = this.listeners(name, local)

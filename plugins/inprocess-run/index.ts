@@ -38,7 +38,8 @@ declare module 'cordis' {
     'subagent/setup'(child: Agent, plan: SubagentPlan): void | Promise<void>
     /**
      * The result on its way to `run.result`: return `next()` (possibly edited) or a replacement.
-     * A throw rejects `run.result`. @mode waterfall
+     * `next()` always returns a promise (the inner listeners start a microtask later, so the stack
+     * stays flat whatever the number of listeners). A throw rejects `run.result`. @mode waterfall
      */
     'subagent/settle'(
       result: SubagentResult,

@@ -117,7 +117,7 @@ export class Run implements SubagentRun {
     const dispatch = this.dispatch
     let result: SubagentResult
     try {
-      result = dispatch.has('subagent/settle') ? await dispatch.waterfall('subagent/settle', [read, this], () => read) : read
+      result = dispatch.has('subagent/settle') ? await dispatch.waterfallAsync('subagent/settle', [read, this], () => read) : read
     } catch (error) {
       this.#emitFailedEnd(error)
       throw error

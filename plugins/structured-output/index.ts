@@ -8,12 +8,14 @@ import Schema from 'schemastery'
 import { rawService } from '../../lib/dispatch.ts'
 import { jsonViolations } from '../../lib/json-validation.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'
-import type { Agent, JsonSchema, SubagentResult, SubagentRun } from '../../lib/types.ts'
+import type { Agent, JsonSchema, SubagentInfo } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
 import { captureTool, STRUCTURED_OUTPUT_ORDER, STRUCTURED_OUTPUT_SECTION } from './capture-tool.ts'
+import { adoptRun } from './adoption.ts'
 import { captureGuard } from './guard.ts'
+import { settleCapture } from './settle.ts'
 import { CaptureState } from './stage.ts'
 
 export {
@@ -26,16 +28,7 @@ export {
 } from './capture-tool.ts'
 export { alreadyRecorded } from './guard.ts'
 
-/**
- * Diagnostic of a run whose child finished cleanly without a committed value. Diagnostics are
- * result data and stay English (`diagnostic.missingCapture`); `SubagentTool` localizes them.
- */
-export const MISSING_CAPTURE = text('en-US', 'diagnostic.missingCapture')
-
-/** Diagnostic of a cancelled run whose child finished without a committed value. */
-export const CANCELLED_BEFORE_CAPTURE = text('en-US', 'diagnostic.cancelledBeforeCapture')
-
-type Next = () => SubagentResult | Promise<SubagentResult>
+export { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from './settle.ts'
 
 /**
  * Checks a requested schema at the start (SPEC §2.1.6): the subset first (`UnsupportedSchemaError`,
@@ -70,34 +63,6 @@ function installCapture(child: Agent, schema: JsonSchema, state: CaptureState, l
 }
 
 /**
- * The result with the capture applied: `structured` (a frozen JSON copy) when committed; a clean
- * finish without a commit becomes `error`, or `aborted` when the run was cancelled.
- */
-async function settle(state: CaptureState, run: SubagentRun, next: Next): Promise<SubagentResult> {
-  state.isSettled = true
-  const result = await next()
-  if (state.isCommitted) return { ...result, structured: state.value }
-  if (result.stopReason !== 'completed') return result
-  return run.isCancelled
-    ? { ...result, stopReason: 'aborted', diagnostic: CANCELLED_BEFORE_CAPTURE }
-    : { ...result, stopReason: 'error', diagnostic: MISSING_CAPTURE }
-}
-
-/**
- * After this plugin is unloaded, a live child's own context settles its run, so a run that started
- * under the plugin keeps its contract; the listener goes with the child.
- */
-function adopt(child: Agent, state: CaptureState): void {
-  if (state.isSettled || state.isAdopted) return
-  state.isAdopted = true
-  try {
-    child.ctx.on('subagent/settle', (_result, run, next) => (run.agent === child ? settle(state, run, next) : next()))
-  } catch {
-    // the child is already being disposed: its run settles without a result to shape
-  }
-}
-
-/**
  * Serves `outputSchema` for `ctx.inprocessRun` starts. Children without one are untouched (no
  * context, no registration). Unloading the plugin rejects later `outputSchema` starts and leaves
  * runs already started working.
@@ -106,6 +71,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   const locale = config?.locale ?? 'en-US'
   const agents = rawService(ctx.agents)
   const states = new WeakMap<Agent, CaptureState>()
+  const root = ctx.root
   let isActive = true
 
   ctx.on('subagent/prepare', (plan) => {
@@ -120,21 +86,30 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     // a child still unpublished at unload is missed by the unload loop below; it is adopted at
     // its first prompt assembly, which comes before any outcome `settle` would change
     installCapture(child, schema, state, locale, () => {
-      if (!isActive) adopt(child, state)
+      if (!isActive) adoptRun(root, child, state)
     })
     states.set(child, state)
   })
 
   ctx.on('subagent/settle', (_result, run, next) => {
     const state = states.get(run.agent)
-    return state ? settle(state, run, next) : next()
+    return state ? settleCapture(state, run, next) : next()
   })
 
+  // a run whose result rejected never went through settle: it must not be adopted at unload
+  ctx.on('subagent/end', (info: SubagentInfo) => {
+    if (info.stopReason !== undefined) return
+    const child = agents.get(info.childId)
+    const state = child && states.get(child)
+    if (state) state.isSettled = true
+  })
+
+  // runs started here keep their contract after the unload: the root's registry settles them
   ctx.effect(() => () => {
     isActive = false
     for (const agent of agents.list()) {
       const state = states.get(agent)
-      if (state) adopt(agent, state)
+      if (state) adoptRun(root, agent, state)
     }
   }, 'structured-output runs')
 }

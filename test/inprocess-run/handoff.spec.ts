@@ -127,6 +127,27 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
     await run.dispose()
   })
 
+  it('settles through 20,000 subagent/settle listeners that each return next() without overflowing the stack', async () => {
+    const host = await createDriverHost()
+    let calls = 0
+    const offs: (() => void)[] = []
+    for (let i = 0; i < 20_000; i++) {
+      offs.push(
+        host.root.on('subagent/settle', (_result, _run, next) => {
+          calls++
+          return next()
+        }),
+      )
+    }
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    const result = await run.result
+    for (const off of offs) off()
+    expect(result).to.deep.equal({ output: [{ type: 'text', text: 'ok' }], stopReason: 'completed' })
+    expect(calls).to.equal(20_000)
+    await run.dispose()
+  })
+
   it('lets subagent/settle listeners edit the result', async () => {
     const host = await createDriverHost()
     host.root.on('subagent/settle', async (_result, _run, next) => ({ ...(await next()), diagnostic: 'edited' }))

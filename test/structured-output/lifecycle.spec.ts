@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
+import type { Agent, Session, SessionEvent, SubagentRun } from '../../lib/types.ts'
 import type { PreStepDecision } from '../../plugins/host/index.ts'
 import StructuredOutput, { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from '../../plugins/structured-output/index.ts'
 import { call, createFixture, type Fixture } from './fixture.ts'
@@ -107,6 +107,66 @@ describe('StructuredOutput lifecycle', () => {
       const second = await fixture.host.root.inprocessRun.spawn(fixture.request())
       expect((await second.result).structured).to.deep.equal({ answer: 2 })
       await Promise.all([first.dispose(), second.dispose()])
+      await fixture.close()
+    })
+  })
+
+  describe('restarting with many live runs (issue 9)', () => {
+    const LIVE = 40
+
+    /** `subagent/settle` listeners in the root's table. */
+    function settleListeners(fixture: Fixture): number {
+      const hooks = (fixture.host.root.events as unknown as { _hooks: Record<string, unknown[] | undefined> })._hooks
+      return hooks['subagent/settle']?.length ?? 0
+    }
+
+    /** Starts LIVE structured runs and resolves once every child waits at its first step. */
+    async function startHeld(fixture: Fixture): Promise<{ runs: SubagentRun[]; open(): void; dispose(): void }> {
+      let waiting = 0
+      let allWaiting!: () => void
+      const reached = new Promise<void>((resolve) => (allWaiting = resolve))
+      let open!: () => void
+      const opened = new Promise<void>((resolve) => (open = resolve))
+      const dispose = fixture.host.root.on(
+        'agent/pre-step',
+        (_agent: Agent, _info: unknown, next: () => PreStepDecision | Promise<PreStepDecision>) => {
+          if (++waiting === LIVE) allWaiting()
+          return opened.then(next)
+        },
+      )
+      for (let i = 0; i < LIVE; i++) fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer: i })] })
+      const runs: SubagentRun[] = []
+      for (let i = 0; i < LIVE; i++) runs.push(await fixture.host.root.inprocessRun.spawn(fixture.request()))
+      await reached
+      return { runs, open, dispose }
+    }
+
+    it('answers for every run it leaves behind with one settle listener, not one per run', async () => {
+      const fixture = await createFixture()
+      const held = await startHeld(fixture)
+      await fixture.unload()
+      expect(settleListeners(fixture)).to.equal(1)
+      held.open()
+      const results = await Promise.all(held.runs.map((run) => run.result))
+      held.dispose()
+      expect(results.map((result) => result.structured)).to.deep.equal(held.runs.map((_run, i) => ({ answer: i })))
+      expect(settleListeners(fixture)).to.equal(0)
+      await Promise.all(held.runs.map((run) => run.dispose()))
+      await fixture.close()
+    })
+
+    it('keeps one settle listener for the runs of several unloaded instances', async () => {
+      const fixture = await createFixture()
+      const held = await startHeld(fixture)
+      await fixture.unload()
+      await fixture.reload()
+      await fixture.unload()
+      expect(settleListeners(fixture)).to.equal(1)
+      held.open()
+      const results = await Promise.all(held.runs.map((run) => run.result))
+      held.dispose()
+      expect(results.every((result, i) => result.stopReason === 'completed' && (result.structured as { answer: number }).answer === i)).to.equal(true)
+      await Promise.all(held.runs.map((run) => run.dispose()))
       await fixture.close()
     })
   })
