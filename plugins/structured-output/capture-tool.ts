@@ -25,11 +25,29 @@ export const STRUCTURED_OUTPUT_INSTRUCTION = text('en-US', 'structuredOutput.ins
 /** The text of a successful capture's result (`structuredOutput.recorded`). */
 export const RECORDED_TEXT = text('en-US', 'structuredOutput.recorded')
 
+/** Code of a capture the body refused to record (`Error: structured output not recorded: …`). */
+export const NOT_RECORDED = 'NOT_RECORDED'
+
+/** Why a capture made while another one is in flight was not recorded (`structuredOutput.notRecordedConcurrently`). */
+export function notRecordedConcurrently(locale: Locale = 'en-US'): string {
+  return text(locale, 'structuredOutput.notRecordedConcurrently')
+}
+
+/** Why a capture whose enclosing program already failed was not recorded (`structuredOutput.notRecordedAfterFailure`). */
+export function notRecordedAfterFailure(locale: Locale = 'en-US'): string {
+  return text(locale, 'structuredOutput.notRecordedAfterFailure')
+}
+
+function notRecorded(reason: string): ToolResult {
+  return { isError: true, content: [{ type: 'text', text: `Error: ${reason}` }], code: NOT_RECORDED }
+}
+
 /**
  * The child's capture tool: `schema` (already checked against the subset) is its parameter schema
  * as given, never copied, so it must not be mutated after the start. The body stages a frozen JSON
- * copy of the arguments under its execution object and reports `{recorded: true}`. `locale`
- * selects the description and the reply text the model sees.
+ * copy of the arguments under its execution object and reports `{recorded: true}`; a capture it
+ * cannot record (another in flight, or its enclosing program already failed) is an error result
+ * with code `NOT_RECORDED`. `locale` selects the description and the texts the model sees.
  */
 export function captureTool(schema: JsonSchema, state: CaptureState, locale: Locale = 'en-US'): ToolDefinition {
   const recorded = text(locale, 'structuredOutput.recorded')
@@ -38,6 +56,11 @@ export function captureTool(schema: JsonSchema, state: CaptureState, locale: Loc
     description: text(locale, 'structuredOutput.description'),
     parameters: schema,
     execute(args: never, exec: ToolExecution): ToolResult {
+      // decided here, while the result can still tell the model: concurrent nested captures
+      // (`Promise.all` in Code Mode) would otherwise all report success and all but one be dropped
+      const decision = state.decide(exec)
+      if (decision === 'busy') return notRecorded(notRecordedConcurrently(locale))
+      if (decision === 'failed') return notRecorded(notRecordedAfterFailure(locale))
       state.stage(exec, toFrozenJson(args))
       return { isError: false, value: { recorded: true }, content: [{ type: 'text', text: recorded }] }
     },

@@ -19,6 +19,9 @@ import { settleCapture } from './settle.ts'
 import { CaptureState } from './stage.ts'
 
 export {
+  NOT_RECORDED,
+  notRecordedAfterFailure,
+  notRecordedConcurrently,
   RECORDED_TEXT,
   STRUCTURED_OUTPUT_DESCRIPTION,
   STRUCTURED_OUTPUT_INSTRUCTION,

@@ -4,27 +4,45 @@
  */
 import type { JsonValue, ToolExecution, ToolResult } from '../../lib/types.ts'
 
-/** A nested stage whose own result succeeded, waiting for the execution that encloses it. */
+/** A nested stage whose own result succeeded, waiting for an enclosing execution that is still open. */
 interface PendingCommit {
   /** Token of the enclosing execution whose result decides. */
   readonly parent: symbol
   readonly value: JsonValue
 }
 
+/** The final outcome of an execution of the child, kept while something may still refer to it. */
+interface Finished {
+  readonly isError: boolean
+  readonly parent: symbol | undefined
+}
+
+/**
+ * What the capture tool's body may do: `stage`, or report the call as not recorded because another
+ * capture is in flight (`busy`) or an enclosing execution already failed (`failed`).
+ */
+export type StageDecision = 'stage' | 'busy' | 'failed'
+
 /**
  * Per-child capture state. `observe` is the child's `tools/result` observer: a staged value commits
- * when the result of the execution that staged it succeeded; nested in Code Mode (`exec.parent`
- * set) it stays pending until the enclosing execution's result, and commits only if that succeeded.
- * The first commit wins and is final.
+ * when the result of the execution that staged it succeeded and every enclosing execution (Code
+ * Mode's `run_code`, `exec.parent`) succeeded too, whichever of those results comes last; a failed
+ * one discards it. At most one stage is in flight at a time. The first commit wins and is final.
  */
 export class CaptureState {
   /** Keyed by the execution object itself: a reused call id or token never matches another's stage. */
   readonly #staged = new Map<ToolExecution, JsonValue>()
+  /**
+   * Outcomes by token, so a nested call that runs after its enclosing execution reported (an
+   * un-awaited binding call) still learns how that ended. Weak: an entry lives as long as the token
+   * (which the nested executions hold as `parent`).
+   */
+  readonly #finished = new WeakMap<symbol, Finished>()
   #pending: PendingCommit | undefined
   #committed: { readonly value: JsonValue } | undefined
-  /** Set once the run's result went through `subagent/settle`. */
+  /** Set once the run's result went through `subagent/settle` (or rejected without it). */
   isSettled = false
-  /** Set once the child's own context settles its run (the plugin was unloaded). */
+  /** Set once the run was handed to the adoption registry (the plugin was unloaded). */
   isAdopted = false
 
   /** True once a value is committed. */
@@ -42,6 +60,15 @@ export class CaptureState {
     return this.#committed?.value
   }
 
+  /**
+   * Decides whether the body of `exec` may stage: not while another stage is in flight or a value
+   * is committed or pending (`busy`), nor when an enclosing execution already failed (`failed`).
+   */
+  decide(exec: ToolExecution): StageDecision {
+    if (this.#staged.size > 0 || this.isLocked) return 'busy'
+    return this.#enclosingOutcome(exec.parent) === 'failed' ? 'failed' : 'stage'
+  }
+
   /** Records `value` (a frozen JSON copy) for `exec`; nothing commits before its `tools/result`. */
   stage(exec: ToolExecution, value: JsonValue): void {
     this.#staged.set(exec, value)
@@ -49,21 +76,37 @@ export class CaptureState {
 
   /** Feeds one final outcome of the child's executions (its `tools/result`). */
   observe(exec: ToolExecution, result: ToolResult): void {
+    this.#finished.set(exec.token, { isError: result.isError, parent: exec.parent })
     if (this.#staged.has(exec)) {
       const value = this.#staged.get(exec)!
       this.#staged.delete(exec)
       // a post-execute listener that turned the capture into an error discards it
       if (result.isError || this.isLocked) return
-      if (exec.parent === undefined) this.#committed = { value }
-      else this.#pending = { parent: exec.parent, value }
+      this.#resolve(value, exec.parent)
       return
     }
     const pending = this.#pending
     if (pending === undefined || exec.token !== pending.parent) return
     this.#pending = undefined
-    if (result.isError) return
-    // an enclosing execution that is itself nested hands the decision one level up
-    if (exec.parent === undefined) this.#committed = { value: pending.value }
-    else this.#pending = { parent: exec.parent, value: pending.value }
+    if (!result.isError) this.#resolve(pending.value, exec.parent)
+  }
+
+  /** Commits `value`, or leaves it pending on the innermost enclosing execution still open. */
+  #resolve(value: JsonValue, parent: symbol | undefined): void {
+    const outcome = this.#enclosingOutcome(parent)
+    if (outcome === 'failed') return
+    if (outcome === 'succeeded') this.#committed = { value }
+    else this.#pending = { parent: outcome.open, value }
+  }
+
+  /** How the executions enclosing a call with `parent` ended, walking outwards. */
+  #enclosingOutcome(parent: symbol | undefined): 'succeeded' | 'failed' | { open: symbol } {
+    for (let token = parent; token !== undefined; ) {
+      const finished = this.#finished.get(token)
+      if (finished === undefined) return { open: token }
+      if (finished.isError) return 'failed'
+      token = finished.parent
+    }
+    return 'succeeded'
   }
 }

@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs'
 import { expect } from 'chai'
 import type { Plugin } from 'cordis'
 import sinon from 'sinon'
-import type { ToolResult } from '../../lib/types.ts'
-import { alreadyRecorded, MISSING_CAPTURE } from '../../plugins/structured-output/index.ts'
+import type { Agent, ToolResult } from '../../lib/types.ts'
+import type { PreStepDecision } from '../../plugins/host/index.ts'
+import { alreadyRecorded, MISSING_CAPTURE, notRecordedConcurrently } from '../../plugins/structured-output/index.ts'
 import { call, createFixture, type Fixture } from './fixture.ts'
 
 const codeModeUrl = new URL('../../plugins/code-mode/index.ts', import.meta.url)
@@ -103,6 +104,80 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(body.called).to.equal(false)
     expect(outcomes.map((outcome) => outcome.value)).to.deep.equal([alreadyRecorded('other')])
     expect(result.structured).to.deep.equal({ answer: 3 })
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('commits an un-awaited capture whose body runs after run_code reported', async () => {
+    const fixture = await withCodeMode()
+    const { root } = fixture.host
+    let runCodeReported!: () => void
+    const reported = new Promise<void>((resolve) => (runCodeReported = resolve))
+    let captureReported!: () => void
+    const captured = new Promise<void>((resolve) => (captureReported = resolve))
+    const captures: ToolResult[] = []
+    const offResult = root.on('tools/result', (exec, result) => {
+      if (exec.name === 'run_code') runCodeReported()
+      if (exec.name === 'structured_output') {
+        captures.push(result)
+        captureReported()
+      }
+    })
+    // an async policy check somewhere in the host holds the capture until run_code has reported
+    const offPolicy = root.on('tools/pre-execute', async (exec, next) => {
+      if (exec.name === 'structured_output') await reported
+      return next()
+    })
+    // the child's second step waits for the capture's own result, so the order is fixed
+    const offStep = root.on('agent/pre-step', (_agent: Agent, info: { step: number }, next: () => PreStepDecision | Promise<PreStepDecision>) =>
+      info.step === 2 ? captured.then(next) : next(),
+    )
+    fixture.host.scripted.push(runCode('tools.structured_output({ answer: 3 }); return "done"'), { text: 'done' })
+    const run = await root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    offResult()
+    offPolicy()
+    offStep()
+    expect(captures.map((capture) => capture.isError)).to.deep.equal([false])
+    expect(result.stopReason).to.equal('completed')
+    expect(result.structured).to.deep.equal({ answer: 3 })
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('records one of two concurrent captures and tells the other it was not recorded', async () => {
+    const fixture = await withCodeMode()
+    const outcomes: ToolResult[] = []
+    const off = fixture.host.root.on('tools/result', (exec, result) => {
+      if (exec.name === 'run_code') outcomes.push(result)
+    })
+    fixture.host.scripted.push(
+      runCode(
+        'const all = await Promise.allSettled([tools.structured_output({ answer: 1 }), tools.structured_output({ answer: 2 })]);' +
+          ' return all.map((each) => each.status === "fulfilled" ? "recorded" : each.reason.message)',
+      ),
+    )
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    off()
+    expect(outcomes.map((outcome) => outcome.value)).to.deep.equal([['recorded', notRecordedConcurrently()]])
+    expect(result.stopReason).to.equal('completed')
+    expect(result.structured).to.deep.equal({ answer: 1 })
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('records nothing from a Promise.all of two captures, so a later capture commits', async () => {
+    const fixture = await withCodeMode()
+    fixture.host.scripted.push(
+      runCode('await Promise.all([tools.structured_output({ answer: 1 }), tools.structured_output({ answer: 2 })]); return "done"'),
+      { toolCalls: [call('structured_output', { answer: 4 })] },
+    )
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    expect(result.stopReason).to.equal('completed')
+    expect(result.structured).to.deep.equal({ answer: 4 })
+    expect(fixture.host.scripted.requests).to.have.length(2)
     await run.dispose()
     await fixture.close()
   })
