@@ -46,13 +46,23 @@ export function formatInvalidArguments(violations: readonly string[]): string {
   return `invalid arguments: ${violations.join('; ')}`
 }
 
+/** Thrown by `toFrozenJson` for a value nested deeper than its `maxDepth`. */
+export class JsonDepthError extends TypeError {
+  override readonly name = 'JsonDepthError'
+  constructor(readonly maxDepth: number) {
+    super(`value is nested deeper than ${maxDepth} levels`)
+  }
+}
+
 /**
  * A deep, frozen copy of `value` with JSON semantics: plain objects (own enumerable string keys,
  * `__proto__` and `constructor` included as ordinary own data properties), arrays, strings, finite
  * numbers (`-0` becomes `0`), booleans and null; shared subtrees stay shared. Throws `TypeError`
- * `<path> is not JSON data (<reason>)`, e.g. `value.a[1] is not JSON data (function)`.
+ * `<path> is not JSON data (<reason>)`, e.g. `value.a[1] is not JSON data (function)`; with
+ * `maxDepth`, throws `JsonDepthError` `value is nested deeper than <maxDepth> levels` for an object
+ * or array more than `maxDepth` containers deep (the root container is level 1).
  */
-export function toFrozenJson(value: unknown): JsonValue {
+export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY): JsonValue {
   if (typeof value !== 'object' || value === null) return jsonScalar(value, () => 'value')
   const done = new Map<object, JsonValue>()
   const onPath = new Set<object>()
@@ -63,6 +73,7 @@ export function toFrozenJson(value: unknown): JsonValue {
     return appendSegment(path, key)
   }
   const open = (source: object, key: string | number): void => {
+    if (stack.length >= maxDepth) throw new JsonDepthError(maxDepth)
     if (Array.isArray(source)) {
       stack.push({ source, key, keys: undefined, length: source.length, index: 0, copy: [] })
     } else if (isPlainObject(source)) {

@@ -3,8 +3,8 @@
  * arguments against the requested schema before the body runs (`invalid arguments: <v1>; <v2>`,
  * code `INVALID_ARGS`), so the body only stages an already-valid value.
  */
-import { toFrozenJson } from '../../lib/json-validation.ts'
-import type { JsonSchema, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
+import { formatInvalidArguments, JsonDepthError, toFrozenJson } from '../../lib/json-validation.ts'
+import type { JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'
 
@@ -38,6 +38,13 @@ export function notRecordedAfterFailure(locale: Locale = 'en-US'): string {
   return text(locale, 'structuredOutput.notRecordedAfterFailure')
 }
 
+/**
+ * Deepest nesting of objects and arrays a structured value may have (the root is level 1), the
+ * same bound as the schema's. Checked where the value enters, so a deeper one cannot reach code
+ * that recurses over it (rendering it as JSON, for one) and overflow the stack there.
+ */
+export const MAX_VALUE_DEPTH = 64
+
 function notRecorded(reason: string): ToolResult {
   return { isError: true, content: [{ type: 'text', text: `Error: ${reason}` }], code: NOT_RECORDED }
 }
@@ -58,10 +65,18 @@ export function captureTool(schema: JsonSchema, state: CaptureState, locale: Loc
     execute(args: never, exec: ToolExecution): ToolResult {
       // decided here, while the result can still tell the model: concurrent nested captures
       // (`Promise.all` in Code Mode) would otherwise all report success and all but one be dropped
+      let value: JsonValue
+      try {
+        value = toFrozenJson(args, MAX_VALUE_DEPTH)
+      } catch (error) {
+        if (!(error instanceof JsonDepthError)) throw error
+        const message = formatInvalidArguments([error.message])
+        return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], code: 'INVALID_ARGS' }
+      }
       const decision = state.decide(exec)
       if (decision === 'busy') return notRecorded(notRecordedConcurrently(locale))
       if (decision === 'failed') return notRecorded(notRecordedAfterFailure(locale))
-      state.stage(exec, toFrozenJson(args))
+      state.stage(exec, value)
       return { isError: false, value: { recorded: true }, content: [{ type: 'text', text: recorded }] }
     },
   }

@@ -19,6 +19,7 @@ import { settleCapture } from './settle.ts'
 import { CaptureState } from './stage.ts'
 
 export {
+  MAX_VALUE_DEPTH,
   NOT_RECORDED,
   notRecordedAfterFailure,
   notRecordedConcurrently,

@@ -1,7 +1,7 @@
 import Ajv from 'ajv'
 import { expect } from 'chai'
 import sinon from 'sinon'
-import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../lib/json-validation.ts'
+import { formatInvalidArguments, JsonDepthError, jsonViolations, toFrozenJson } from '../../lib/json-validation.ts'
 
 type Dict = Record<string, unknown>
 
@@ -234,6 +234,38 @@ describe('formatInvalidArguments', () => {
 })
 
 describe('toFrozenJson', () => {
+  describe('with maxDepth', () => {
+    /** `depth` arrays nested in each other. */
+    const arrays = (depth: number): unknown => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`)
+
+    it('copies a value exactly maxDepth containers deep', () => {
+      expect(toFrozenJson(arrays(3), 3)).to.deep.equal([[[]]])
+    })
+
+    it('throws JsonDepthError naming the limit for a value one level deeper', () => {
+      const error = (() => {
+        try {
+          toFrozenJson(arrays(4), 3)
+        } catch (thrown) {
+          return thrown
+        }
+        throw new Error('expected a throw')
+      })()
+      expect(error).to.be.instanceOf(JsonDepthError)
+      expect(error).to.be.instanceOf(TypeError)
+      expect((error as JsonDepthError).message).to.equal('value is nested deeper than 3 levels')
+      expect((error as JsonDepthError).maxDepth).to.equal(3)
+    })
+
+    it('stops at the limit without walking a value 100,000 levels deep', () => {
+      expect(() => toFrozenJson(arrays(100_000), 64)).to.throw(JsonDepthError, 'value is nested deeper than 64 levels')
+    })
+
+    it('keeps scalars at any limit', () => {
+      expect(toFrozenJson('text', 0)).to.equal('text')
+    })
+  })
+
   it('copies JSON data into an equal value', () => {
     const input = { a: [1, 'two', null, true, { b: [] }], c: {} }
     expect(toFrozenJson(input)).to.deep.equal(input)
