@@ -1,26 +1,22 @@
 /**
- * JSON-Schema validation of values with ajv, plus frozen JSON copies (SPEC §1.5, §3). Pure: no
- * cordis, no I/O. One shared ajv instance; each schema object is compiled once and its validator
- * cached for the schema's lifetime, so schemas must not be mutated after their first use.
+ * JSON-Schema validation of values, plus frozen JSON copies (SPEC §1.5, §3). Pure: no cordis, no
+ * I/O. A schema inside the SPEC §3 subset is validated by `lib/subset-validation.ts` (linear to
+ * compile); any other one by one shared ajv instance. Each schema object is compiled once and its
+ * validator cached for the schema's lifetime, so schemas must not be mutated after their first use.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
+import Ajv, { type ErrorObject } from 'ajv'
 import { schemaViolations } from './schema-subset.ts'
+import { appendSegment, compileSubset } from './subset-validation.ts'
 import type { JsonValue } from './types.ts'
 
 // `ownProperties`: inherited members such as `constructor` never count as present properties.
 // `addUsedSchema: false` plus `removeSchema` below: ajv keeps no schema alive and no `$id` clashes.
 const ajv = new Ajv({ allErrors: true, strict: false, ownProperties: true, addUsedSchema: false })
 
-interface Compiled {
-  validate: ValidateFunction
-  /** Property names were escaped, see `escapeSchema`; values must be escaped the same way. */
-  isEscaped: boolean
-}
+/** Every violation of one compiled schema, in order, possibly with duplicates. */
+type Validator = (value: unknown) => string[]
 
-const compiled = new WeakMap<object, Compiled>()
-
-const PROTO = '__proto__'
-const ESCAPE = '\u0000'
+const compiled = new WeakMap<object, Validator>()
 
 type Dict = Record<string, unknown>
 
@@ -32,13 +28,15 @@ type Dict = Record<string, unknown>
  * Throws `TypeError` `invalid JSON schema: <ajv message>` when ajv cannot compile the schema.
  */
 export function jsonViolations(schema: object, value: unknown): string[] {
-  const { validate, isEscaped } = compile(schema)
-  const data = isEscaped ? escapeValue(value) : value
-  if (validate(data) === true) return []
-  const violations = new Set<string>()
-  for (const error of validate.errors ?? []) violations.add(describe(error, data, isEscaped))
-  if (violations.size === 0) violations.add('value is invalid')
-  return [...violations]
+  return [...new Set(compile(schema)(value))]
+}
+
+/**
+ * `jsonViolations` as ajv alone words it, whatever the schema, compiled afresh and not cached: the
+ * reference the subset validator is tested against. Throws like `jsonViolations`.
+ */
+export function ajvViolations(schema: object, value: unknown): string[] {
+  return [...new Set(compileWithAjv(schema)(value))]
 }
 
 /** `invalid arguments: <v1>; <v2>` (SPEC §3), for a non-empty list of violations. */
@@ -140,35 +138,41 @@ function jsonScalar(value: unknown, pathOf: () => string): JsonValue {
   throw new TypeError(`${pathOf()} is not JSON data (${typeof value})`)
 }
 
-function compile(schema: object): Compiled {
+function compile(schema: object): Validator {
   const cached = compiled.get(schema)
   if (cached !== undefined) return cached
-  const escaped = escapeSchema(schema)
-  const source = escaped ?? schema
-  let validate: ValidateFunction
+  const validator = schemaViolations(schema).length === 0 ? compileSubset(schema) : compileWithAjv(schema)
+  compiled.set(schema, validator)
+  return validator
+}
+
+function compileWithAjv(schema: object): Validator {
+  let validate: ReturnType<typeof ajv.compile>
   try {
-    validate = ajv.compile(source)
+    validate = ajv.compile(schema)
   } catch (error) {
     // ajv words meta-schema failures as "schema is invalid: …"; our prefix already says so
     const message = (error instanceof Error ? error.message : String(error)).replace(/^schema is invalid: /, '')
     throw new TypeError(`invalid JSON schema: ${message}`, { cause: error })
   } finally {
     try {
-      ajv.removeSchema(source)
+      ajv.removeSchema(schema)
     } catch {
       // a malformed `$id` can make removal throw; the compile outcome is what the caller needs
     }
   }
   if (validate.schemaEnv.$async === true) throw new TypeError('invalid JSON schema: async schemas are not supported')
-  const entry: Compiled = { validate, isEscaped: escaped !== undefined }
-  compiled.set(schema, entry)
-  return entry
+  return (value) => {
+    if (validate(value) === true) return []
+    const errors = validate.errors ?? []
+    return errors.length > 0 ? errors.map((error) => describe(error, value)) : ['value is invalid']
+  }
 }
 
-function describe(error: ErrorObject, data: unknown, isEscaped: boolean): string {
-  const path = renderInstancePath(error.instancePath, data, isEscaped)
+function describe(error: ErrorObject, data: unknown): string {
+  const path = renderInstancePath(error.instancePath, data)
   const params: Dict = error.params
-  const name = (value: unknown): string => quote(unescapeKey(String(value), isEscaped))
+  const name = (value: unknown): string => quote(String(value))
   switch (error.keyword) {
     case 'required':
       return `${path} must have required property ${name(params.missingProperty)}`
@@ -189,7 +193,7 @@ function describe(error: ErrorObject, data: unknown, isEscaped: boolean): string
 }
 
 /** Turns ajv's JSON pointer into `value.a[1]["b c"]`, reading the data to tell indices from keys. */
-function renderInstancePath(pointer: string, data: unknown, isEscaped: boolean): string {
+function renderInstancePath(pointer: string, data: unknown): string {
   let path = 'value'
   if (pointer === '') return path
   let current: unknown = data
@@ -199,89 +203,11 @@ function renderInstancePath(pointer: string, data: unknown, isEscaped: boolean):
       path = appendSegment(path, Number(segment))
       current = current[Number(segment)]
     } else {
-      path = appendSegment(path, unescapeKey(segment, isEscaped))
+      path = appendSegment(path, segment)
       current = isObject(current) && Object.hasOwn(current, segment) ? (current as Dict)[segment] : undefined
     }
   }
   return path
-}
-
-/**
- * ajv silently ignores a property named `__proto__` in `properties`. For a schema inside the SPEC §3
- * subset that names one, returns a copy whose property names are escaped (`__proto__` and names
- * starting with NUL get a NUL prefix); values are escaped alike and names unescaped in messages.
- * Returns `undefined` when no name needs it; schemas outside the subset keep ajv's own behaviour.
- */
-function escapeSchema(schema: object): object | undefined {
-  let isChanged = false
-  const escapeName = (name: string): string => {
-    const escaped = escapeKey(name)
-    if (escaped !== name) isChanged = true
-    return escaped
-  }
-  const escapeNode = (node: Dict): Dict => {
-    const copy: Dict = {}
-    for (const key of Object.keys(node)) {
-      let value = node[key]
-      if (key === 'properties') {
-        const properties = value as Dict
-        const renamed: Dict = {}
-        for (const name of Object.keys(properties)) define(renamed, escapeName(name), escapeNode(properties[name] as Dict))
-        value = renamed
-      } else if (key === 'items') {
-        value = escapeNode(value as Dict)
-      } else if (key === 'oneOf') {
-        value = (value as Dict[]).map(escapeNode)
-      } else if (key === 'required') {
-        value = (value as string[]).map(escapeName)
-      }
-      define(copy, key, value)
-    }
-    return copy
-  }
-  if (schemaViolations(schema).length > 0) return undefined
-  const copy = escapeNode(schema as Dict)
-  return isChanged ? copy : undefined
-}
-
-/** Copies plain objects and arrays with escaped keys; anything else (and cycles) is kept as is. */
-function escapeValue(value: unknown): unknown {
-  const copies = new Map<object, unknown>()
-  const work: [object, Dict | unknown[]][] = []
-  const copyOf = (source: unknown): unknown => {
-    if (!Array.isArray(source) && !isPlainObject(source)) return source
-    let copy = copies.get(source)
-    if (copy === undefined) {
-      copy = Array.isArray(source) ? [] : {}
-      copies.set(source, copy)
-      work.push([source, copy as Dict | unknown[]])
-    }
-    return copy
-  }
-  const root = copyOf(value)
-  while (work.length > 0) {
-    const [source, copy] = work.pop()!
-    if (Array.isArray(source)) {
-      const target = copy as unknown[]
-      target.length = source.length
-      for (let i = 0; i < source.length; i++) if (i in source) target[i] = copyOf(source[i])
-    } else {
-      for (const key of Object.keys(source)) define(copy as Dict, escapeKey(key), copyOf((source as Dict)[key]))
-    }
-  }
-  return root
-}
-
-function escapeKey(key: string): string {
-  return key === PROTO || key.startsWith(ESCAPE) ? ESCAPE + key : key
-}
-
-function unescapeKey(key: string, isEscaped: boolean): string {
-  return isEscaped && key.startsWith(ESCAPE) ? key.slice(1) : key
-}
-
-function define(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
 function isObject(value: unknown): value is object {
@@ -293,13 +219,6 @@ function isPlainObject(value: unknown): value is Dict {
   if (!isObject(value) || Array.isArray(value)) return false
   const proto: unknown = Object.getPrototypeOf(value)
   return proto === null || Object.getPrototypeOf(proto) === null
-}
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
-
-function appendSegment(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
 }
 
 function renderJson(value: unknown): string {

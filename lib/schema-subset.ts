@@ -48,13 +48,21 @@ interface DataFrame {
   height: number
 }
 
+/** Schema objects already found inside the subset: checking one again costs nothing. */
+const supported = new WeakSet<object>()
+
 /**
  * Every violation of the subset as `<path>: <what is wrong>`, paths like `$`, `$.properties.answer`,
  * `$.items`, `$.oneOf[1]`, `$.enum[0]`, `$.properties["a b"]`; pre-order, each node's keywords in
- * key order. Returns `[]` for a supported schema. Never throws.
+ * key order. Returns `[]` for a supported schema. Never throws. Linear in the schema. A schema
+ * object found supported is remembered by identity (the start's check and the validator's compile
+ * then walk it once), so, as for validation, a schema must not be mutated after its first use.
  */
 export function schemaViolations(schema: unknown): string[] {
-  return new SubsetCheck().run(schema)
+  if (typeof schema === 'object' && schema !== null && supported.has(schema)) return []
+  const violations = new SubsetCheck().run(schema)
+  if (violations.length === 0 && typeof schema === 'object' && schema !== null) supported.add(schema)
+  return violations
 }
 
 /**
