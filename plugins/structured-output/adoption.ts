@@ -22,11 +22,6 @@ class Adoptions {
 
   constructor(private readonly root: Context) {}
 
-  /** Number of runs held; the listeners exist exactly while it is above zero. */
-  get size(): number {
-    return this.#runs.size
-  }
-
   adopt(child: Agent, state: CaptureState): void {
     if (state.isSettled || state.isAdopted) return
     state.isAdopted = true
@@ -69,9 +64,4 @@ export function adoptRun(root: Context, child: Agent, state: CaptureState): void
   let adoptions = registries.get(root)
   if (adoptions === undefined) registries.set(root, (adoptions = new Adoptions(root)))
   adoptions.adopt(child, state)
-}
-
-/** Runs the registry of `root` holds now (for tests and diagnostics). */
-export function adoptedRuns(root: Context): number {
-  return registries.get(root)?.size ?? 0
 }

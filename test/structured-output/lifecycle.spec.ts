@@ -155,6 +155,23 @@ describe('StructuredOutput lifecycle', () => {
       await fixture.close()
     })
 
+    it('adopts no run whose result already rejected, so nothing stays on the root', async () => {
+      const fixture = await createFixture()
+      const off = fixture.host.root.on('subagent/setup', (child) => {
+        ;(child as unknown as { followup: () => void }).followup = () => {
+          throw new Error('queue is broken')
+        }
+      })
+      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      off()
+      const error = await rejection(run.result)
+      expect((error as Error).message).to.equal('queue is broken')
+      await fixture.unload()
+      expect(settleListeners(fixture)).to.equal(0)
+      await run.dispose()
+      await fixture.close()
+    })
+
     it('keeps one settle listener for the runs of several unloaded instances', async () => {
       const fixture = await createFixture()
       const held = await startHeld(fixture)

@@ -1,0 +1,56 @@
+import { expect } from 'chai'
+import { Dispatch, type Listener } from '../../lib/dispatch.ts'
+
+/** A Dispatch over a bare listener table, as cordis's `EventsService` keeps it. */
+function dispatchOver(listeners: Listener[]): Dispatch {
+  return new Dispatch({ _hooks: { settle: listeners.map((callback) => ({ callback })) } }, () => {})
+}
+
+type Next = () => Promise<string[]>
+
+describe('Dispatch.waterfallAsync', () => {
+  it('runs listeners outermost first and the core innermost', async () => {
+    const outer = async (_trail: string[], next: Next) => [...(await next()), 'outer']
+    const inner = async (_trail: string[], next: Next) => [...(await next()), 'inner']
+    const result = await dispatchOver([outer, inner] as Listener[]).waterfallAsync('settle', [[]], () => ['core'])
+    expect(result).to.deep.equal(['core', 'inner', 'outer'])
+  })
+
+  it('lets a listener that does not call next() short-circuit the inner ones and the core', async () => {
+    let reachedCore = false
+    const stop = () => ['stopped']
+    const never = () => {
+      throw new Error('must not run')
+    }
+    const result = await dispatchOver([stop, never] as Listener[]).waterfallAsync('settle', [], () => {
+      reachedCore = true
+      return ['core']
+    })
+    expect(result).to.deep.equal(['stopped'])
+    expect(reachedCore).to.equal(false)
+  })
+
+  it('rejects when a listener calls next() twice', async () => {
+    const twice = (next: Next) => {
+      void next()
+      return next()
+    }
+    const error = await dispatchOver([twice] as Listener[])
+      .waterfallAsync('settle', [], () => ['core'])
+      .then(
+        () => undefined,
+        (thrown: Error) => thrown,
+      )
+    expect(error?.message).to.equal('next() called twice in a "settle" listener')
+  })
+
+  it('keeps the stack flat through 50,000 listeners that each return next() synchronously', async () => {
+    const pass = (next: Next) => next()
+    const listeners = new Array<Listener>(50_000).fill(pass as Listener)
+    expect(await dispatchOver(listeners).waterfallAsync('settle', [], () => ['core'])).to.deep.equal(['core'])
+  })
+
+  it('calls the core directly when nobody listens', async () => {
+    expect(await new Dispatch({ _hooks: {} }, () => {}).waterfallAsync('settle', [], () => ['core'])).to.deep.equal(['core'])
+  })
+})
