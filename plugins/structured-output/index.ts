@@ -36,8 +36,8 @@ export { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from './settle.ts'
 
 /**
  * Checks a requested schema at the start (SPEC §2.1.6): the subset first (`UnsupportedSchemaError`,
- * `unsupported JSON schema: …`), then ajv compiles it once (cached for the tool's validation), so a
- * schema ajv cannot use fails the start instead of the child's first capture.
+ * `unsupported JSON schema: …`, which also bounds its depth and size), then compiles its validator
+ * once (cached for the tool's validation; linear in the schema, see `lib/subset-validation.ts`).
  */
 function assertOutputSchema(schema: unknown): void {
   assertSchemaSubset(schema)
