@@ -104,3 +104,38 @@ describe('agents.resume with SessionFiles', () => {
     })
   }
 })
+
+describe('append validation and the session file (issue 9)', () => {
+  let host: FilesHost
+
+  beforeEach(async () => {
+    host = await createFilesHost()
+  })
+
+  afterEach(async () => {
+    await host.close()
+  })
+
+  for (const [label, data] of [
+    ['undefined', undefined],
+    ['a Date', { when: new Date(0) }],
+    ['a Map', { index: new Map([['a', 1]]) }],
+    ['data nested 300 levels deep', Array.from({ length: 300 }).reduce<unknown>((inner) => [inner], 1)],
+  ] as const) {
+    it(`keeps the file resumable after an append of ${label} was refused`, async () => {
+      const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
+      handle.agent.session.append('note/before', { n: 1 })
+      expect(() => handle.agent.session.append('note/bad', data)).to.throw(SubagentError)
+      handle.agent.session.append('note/after', { n: 2 })
+      const events = handle.agent.session.events
+      await handle.dispose()
+      const resumed = await host.root.agents.resume(handle.agent.id, { agentOptions: scriptedOptions })
+      expect(resumed.agent.session.events).to.deep.equal(events)
+      await resumed.dispose()
+      await host.files.flush()
+      expect(host.logged()).to.deep.equal([])
+      expect(host.snapshot()).to.deep.equal(host.baseline)
+      expect(host.files.tracked()).to.deep.equal([])
+    })
+  }
+})
