@@ -33,8 +33,6 @@ export class SessionFiles extends Service {
   readonly dir: string
   private readonly ready: Promise<void>
   private readonly writers = new Map<string, SessionWriter>()
-  /** `createdAt` of sessions read for a resume: their agent's publication rewrites the file. */
-  private readonly resuming = new Map<string, number>()
   private readonly logger: ReturnType<Context['logger']>
   private closed = false
 
@@ -46,14 +44,12 @@ export class SessionFiles extends Service {
     // writers wait for it and report a failure themselves; `Service.init` surfaces it to the loader
     this.ready.catch(() => {})
 
-    ctx.on('agent/created', (agent) => this.track(agent.session, this.modeFor(agent.session)))
+    // a resumed agent gets `create` too: its file holds an earlier state of the same session, which
+    // the writer recognises and replaces, so a resume that fails leaves nothing to clean up here
+    ctx.on('agent/created', (agent) => this.track(agent.session, 'create'))
     ctx.on('session/event', (session) => this.writers.get(session.id)?.follow(session))
     ctx.on('agent/disposed', (agent) => this.untrack(agent))
-    ctx.on('session/load', async (id) => {
-      const stored = await this.load(id)
-      this.resuming.set(id, stored.header.createdAt)
-      return stored
-    })
+    ctx.on('session/load', (id) => this.load(id))
     // agents published before this plugin loaded (a hot reload, a late load): the session in
     // memory is complete, so it replaces whatever file holds that id
     for (const agent of ctx.agents.list()) this.track(agent.session, 'replace')
@@ -104,13 +100,6 @@ export class SessionFiles extends Service {
     return [...this.writers.keys()]
   }
 
-  private modeFor(session: Session): StartMode {
-    const createdAt = this.resuming.get(session.id)
-    if (createdAt === undefined) return 'create'
-    this.resuming.delete(session.id)
-    return createdAt === session.header.createdAt ? 'replace' : 'create'
-  }
-
   private track(session: Session, mode: StartMode): void {
     if (this.closed) return
     const { id } = session
@@ -148,7 +137,6 @@ export class SessionFiles extends Service {
     this.closed = true
     await this.flush()
     this.writers.clear()
-    this.resuming.clear()
   }
 }
 

@@ -3,13 +3,14 @@
  * lines never interleave; lines queued while a write is in flight go out together in the next one.
  */
 import { randomUUID } from 'node:crypto'
-import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
-import type { Session } from '../../lib/types.ts'
-import { encodeEvent, encodeHeader } from './file-format.ts'
+import { appendFile, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
+import { encodeEvent, encodeHeader, holdsEarlierState } from './file-format.ts'
 
 /**
- * `create`: a new session; refuses to replace an existing file (`EEXIST`). `replace`: a session
- * whose file this plugin read or adopted; the snapshot atomically replaces the file (temp + rename).
+ * `create`: a newly published session; refuses to replace an existing file (`EEXIST`) unless that
+ * file holds an earlier state of the same session (a resume). `replace`: an adopted session; the
+ * snapshot atomically replaces the file (temp + rename).
  */
 export type StartMode = 'create' | 'replace'
 
@@ -18,6 +19,8 @@ interface Operation {
   text: string
   /** How many queued items (a snapshot, or one event line each) this write completes. */
   units: number
+  /** For a snapshot: the header and the events it holds, to recognise the session's own file. */
+  snapshot?: { header: SessionHeader; events: readonly SessionEvent[] }
 }
 
 interface Waiter { target: number; resolve: () => void }
@@ -56,7 +59,9 @@ export class SessionWriter {
     this.released = false
     this.next = 0
     const text = this.encode(encodeHeader(session.header), session)
-    if (text !== undefined) this.push({ kind: mode, text, units: 1 })
+    if (text === undefined) return
+    const snapshot = { header: session.header, events: session.events.slice() }
+    this.push({ kind: mode, text, units: 1, snapshot })
   }
 
   /** Queues the events of `session` not written yet; ignored for any other session. */
@@ -129,7 +134,13 @@ export class SessionWriter {
 
   private async perform(operation: Operation): Promise<void> {
     if (operation.kind === 'append') return appendFile(this.path, operation.text)
-    if (operation.kind === 'create') return writeFile(this.path, operation.text, { flag: 'wx' })
+    if (operation.kind === 'create') {
+      try {
+        return await writeFile(this.path, operation.text, { flag: 'wx' })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await this.holdsEarlierState(operation))) throw error
+      }
+    }
     const temp = `${this.path}.${randomUUID()}.tmp`
     try {
       await writeFile(temp, operation.text, { flag: 'wx' })
@@ -138,6 +149,12 @@ export class SessionWriter {
       await rm(temp, { force: true })
       throw error
     }
+  }
+
+  private async holdsEarlierState({ snapshot }: Operation): Promise<boolean> {
+    if (!snapshot) return false
+    const text = await readFile(this.path, 'utf8')
+    return holdsEarlierState(text, snapshot.header, snapshot.events)
   }
 
   /** Stops following the session; `dropQueued` also drops the writes not done yet. */
