@@ -2,7 +2,7 @@
  * `SessionFiles` (SPEC §1.2): one JSONL file per published session, appended as events happen,
  * read back by `ctx.agents.resume(id)`.
  */
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
@@ -11,6 +11,8 @@ import type { Agent, Session } from '../../lib/types.ts'
 import type { StoredSession } from '../host/index.ts'
 import { messages, reasonOf, SessionFileError } from './errors.ts'
 import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
+import { nodeFileSystem, type SessionFileSystem } from './file-system.ts'
+import { OpenFileGate } from './open-file-gate.ts'
 import { SessionWriter, type StartMode } from './session-writer.ts'
 
 export { SessionFileError } from './errors.ts'
@@ -27,18 +29,25 @@ declare module 'cordis' {
  * Writes are queued per file and never interleave; `flush()` waits for them, and unloading the
  * plugin flushes too. Disposing an agent never deletes its file.
  */
+// far below the usual limit of 1,024 descriptors, and beyond what libuv's 4 file threads can use
+const defaultMaxOpenFiles = 32
+
 export class SessionFiles extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   /** Absolute folder the files live in. */
   readonly dir: string
   private readonly ready: Promise<void>
   private readonly writers = new Map<string, SessionWriter>()
+  /** One bound for every file operation of this instance: writes of all sessions, and `load`. */
+  private readonly gate: OpenFileGate
+  private readonly fs: SessionFileSystem = nodeFileSystem
   private readonly logger: ReturnType<Context['logger']>
   private closed = false
 
   constructor(ctx: Context, config: SessionFiles.Config) {
     super(ctx, 'sessionFiles')
     this.dir = resolve(config.dir)
+    this.gate = new OpenFileGate(config.maxOpenFiles ?? defaultMaxOpenFiles)
     this.logger = ctx.logger('session-files')
     this.ready = mkdir(this.dir, { recursive: true }).then(() => {})
     // writers wait for it and report a failure themselves; `Service.init` surfaces it to the loader
@@ -85,7 +94,7 @@ export class SessionFiles extends Service {
     await this.writers.get(id)?.flushed()
     let text: string
     try {
-      text = await readFile(path, 'utf8')
+      text = await this.gate.run(() => this.fs.read(path))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionFileError(id, messages.notFound(id))
       throw new SessionFileError(id, messages.unreadable(id, reasonOf(error)), { cause: error })
@@ -111,6 +120,8 @@ export class SessionFiles extends Service {
     if (!writer) {
       writer = new SessionWriter(id, join(this.dir, id + fileSuffix), {
         ready: this.ready,
+        gate: this.gate,
+        fs: this.fs,
         onFailure: (failed, error) => this.report(failed, error),
         onRelease: (released) => {
           if (this.writers.get(released.id) === released) this.writers.delete(released.id)
@@ -145,10 +156,18 @@ export namespace SessionFiles {
 
   export interface Config {
     dir: string
+    /** File operations (so open descriptors) at once, across every session; default 32. */
+    maxOpenFiles?: number
   }
 
   // field descriptions: `config.sessionFiles` in locales/*.yml
-  export const Config: Schema<Config> = localizeConfig(Schema.object({ dir: Schema.string().required() }), 'sessionFiles')
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({
+      dir: Schema.string().required(),
+      maxOpenFiles: Schema.natural().min(1).default(defaultMaxOpenFiles),
+    }),
+    'sessionFiles',
+  )
 }
 
 export default SessionFiles

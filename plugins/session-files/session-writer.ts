@@ -1,11 +1,13 @@
 /**
  * One session file's write queue. Writes run one at a time in the order they were queued, so
- * lines never interleave; lines queued while a write is in flight go out together in the next one.
+ * lines never interleave; each waits for a slot of the plugin's shared `OpenFileGate`, and lines
+ * queued until its write starts (while it waits for a slot or another write runs) go out with it.
  */
 import { randomUUID } from 'node:crypto'
-import { appendFile, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
 import { encodeEvent, encodeHeader, holdsEarlierState } from './file-format.ts'
+import type { SessionFileSystem } from './file-system.ts'
+import type { OpenFileGate } from './open-file-gate.ts'
 
 /**
  * `create`: a newly published session; refuses to replace an existing file (`EEXIST`) unless that
@@ -21,6 +23,8 @@ interface Operation {
   units: number
   /** For a snapshot: the header and the events it holds, to recognise the session's own file. */
   snapshot?: { header: SessionHeader; events: readonly SessionEvent[] }
+  /** Its write has started: later lines go into a new operation. */
+  isSealed?: boolean
 }
 
 interface Waiter { target: number; resolve: () => void }
@@ -28,6 +32,9 @@ interface Waiter { target: number; resolve: () => void }
 export interface WriterHooks {
   /** Awaited before the first write (the folder exists). */
   ready: Promise<void>
+  /** Shared by every writer of the plugin: bounds the descriptors open at once. */
+  gate: OpenFileGate
+  fs: SessionFileSystem
   /**
    * The writer stopped: a write failed (what was queued is dropped) or an event could not be
    * encoded (what was queued before it is still written). Must not throw.
@@ -70,7 +77,7 @@ export class SessionWriter {
     const text = this.encode('', session)
     if (text === undefined) return
     const last = this.queue[this.queue.length - 1]
-    if (last?.kind !== 'append') {
+    if (last?.kind !== 'append' || last.isSealed) {
       this.push({ kind: 'append', text, units: 1 })
       return
     }
@@ -118,9 +125,13 @@ export class SessionWriter {
     try {
       await this.hooks.ready
       while (this.queue.length) {
-        // taken off the queue first, so lines queued during the write go into a new operation
-        const operation = this.queue.shift()!
-        await this.perform(operation)
+        // stays open to more lines until a slot is free and its write starts
+        const operation = this.queue[0]
+        await this.hooks.gate.run(() => {
+          operation.isSealed = true
+          return this.perform(operation)
+        })
+        this.queue.shift()
         this.done += operation.units
         this.settle()
       }
@@ -133,27 +144,28 @@ export class SessionWriter {
   }
 
   private async perform(operation: Operation): Promise<void> {
-    if (operation.kind === 'append') return appendFile(this.path, operation.text)
+    const { fs } = this.hooks
+    if (operation.kind === 'append') return fs.append(this.path, operation.text)
     if (operation.kind === 'create') {
       try {
-        return await writeFile(this.path, operation.text, { flag: 'wx' })
+        return await fs.create(this.path, operation.text)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await this.holdsEarlierState(operation))) throw error
       }
     }
     const temp = `${this.path}.${randomUUID()}.tmp`
     try {
-      await writeFile(temp, operation.text, { flag: 'wx' })
-      await rename(temp, this.path)
+      await fs.create(temp, operation.text)
+      await fs.rename(temp, this.path)
     } catch (error) {
-      await rm(temp, { force: true })
+      await fs.remove(temp)
       throw error
     }
   }
 
   private async holdsEarlierState({ snapshot }: Operation): Promise<boolean> {
     if (!snapshot) return false
-    const text = await readFile(this.path, 'utf8')
+    const text = await this.hooks.fs.read(this.path)
     return holdsEarlierState(text, snapshot.header, snapshot.events)
   }
 
