@@ -24,14 +24,14 @@ declare module 'cordis' {
   }
 }
 
+// far below the usual limit of 1,024 descriptors, and beyond what libuv's 4 file threads can use
+const defaultMaxOpenFiles = 32
+
 /**
  * Persists sessions to `<dir>/<id>.jsonl` and answers `session/load` for `agents.resume`.
  * Writes are queued per file and never interleave; `flush()` waits for them, and unloading the
  * plugin flushes too. Disposing an agent never deletes its file.
  */
-// far below the usual limit of 1,024 descriptors, and beyond what libuv's 4 file threads can use
-const defaultMaxOpenFiles = 32
-
 export class SessionFiles extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   /** Absolute folder the files live in. */

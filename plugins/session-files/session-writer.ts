@@ -21,8 +21,8 @@ interface Operation {
   text: string
   /** How many queued items (a snapshot, or one event line each) this write completes. */
   units: number
-  /** For a snapshot: the header and the events it holds, to recognise the session's own file. */
-  snapshot?: { header: SessionHeader; events: readonly SessionEvent[] }
+  /** For a snapshot: its header and first `count` events, to recognise the session's own file. */
+  snapshot?: { header: SessionHeader; events: readonly SessionEvent[]; count: number }
   /** Its write has started: later lines go into a new operation. */
   isSealed?: boolean
 }
@@ -67,7 +67,8 @@ export class SessionWriter {
     this.next = 0
     const text = this.encode(encodeHeader(session.header), session)
     if (text === undefined) return
-    const snapshot = { header: session.header, events: session.events.slice() }
+    // the live list only grows: its first `count` events are the snapshot's, without a copy
+    const snapshot = { header: session.header, events: session.events, count: session.events.length }
     this.push({ kind: mode, text, units: 1, snapshot })
   }
 
@@ -166,7 +167,7 @@ export class SessionWriter {
   private async holdsEarlierState({ snapshot }: Operation): Promise<boolean> {
     if (!snapshot) return false
     const text = await this.hooks.fs.read(this.path)
-    return holdsEarlierState(text, snapshot.header, snapshot.events)
+    return holdsEarlierState(text, snapshot.header, snapshot.events.slice(0, snapshot.count))
   }
 
   /** Stops following the session; `dropQueued` also drops the writes not done yet. */
