@@ -117,6 +117,27 @@ export class Dispatch {
     return step(0)
   }
 
+  /**
+   * Asks each listener in turn, awaiting its answer: the first answer that is not null or
+   * undefined wins and later listeners are not asked. A listener that throws or rejects has no
+   * answer either; when no listener answers, the first such error is thrown.
+   */
+  async ask(name: string, args: unknown[], local?: readonly Listener[]): Promise<unknown> {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return undefined
+    let failure: { error: unknown } | undefined
+    for (const listener of listeners) {
+      try {
+        const answer = await (listener as (...a: unknown[]) => unknown)(...args)
+        if (answer !== undefined && answer !== null) return answer
+      } catch (error) {
+        failure ??= { error }
+      }
+    }
+    if (failure) throw failure.error
+    return undefined
+  }
+
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits `core`. */
   waterfall<R>(name: string, args: unknown[], core: () => R, local?: readonly Listener[]): R {
     const listeners = this.listeners(name, local)

@@ -180,6 +180,11 @@ export class HookDispatcher {
     return this.#dispatch.bail(name, args, scope?.hooks?.get(name))
   }
 
+  /** Asks listeners in turn, awaited, until one answers (see `Dispatch.ask`). */
+  ask(scope: AgentScope | undefined, name: string, ...args: unknown[]): Promise<unknown> {
+    return this.#dispatch.ask(name, args, scope?.hooks?.get(name))
+  }
+
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits the core. */
   waterfall<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R): R {
     return this.#dispatch.waterfall(name, args, core, scope?.hooks?.get(name))

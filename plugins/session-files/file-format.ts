@@ -92,3 +92,23 @@ export function parseSessionFile(id: string, text: string): ParsedSessionFile {
   }
   return { header, events, isTorn: end !== text.length - 1 }
 }
+
+/**
+ * True when `text` is the file of an earlier state of this very session: a valid file with the
+ * same header whose complete event lines equal the first events of `events` (a torn last line is
+ * ignored). Replacing such a file with the session's own snapshot loses nothing: this is how a
+ * resumed session, or one read from another store, takes its file back.
+ */
+export function holdsEarlierState(text: string, header: SessionHeader, events: readonly SessionEvent[]): boolean {
+  let parsed: ParsedSessionFile
+  try {
+    parsed = parseSessionFile(header.id, text)
+  } catch {
+    return false
+  }
+  if (parsed.events.length > events.length || encodeHeader(parsed.header) !== encodeHeader(header)) return false
+  for (let i = 0; i < parsed.events.length; i++) {
+    if (encodeEvent(parsed.events[i]) !== encodeEvent(events[i])) return false
+  }
+  return true
+}

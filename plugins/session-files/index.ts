@@ -2,7 +2,7 @@
  * `SessionFiles` (SPEC §1.2): one JSONL file per published session, appended as events happen,
  * read back by `ctx.agents.resume(id)`.
  */
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
@@ -11,6 +11,8 @@ import type { Agent, Session } from '../../lib/types.ts'
 import type { StoredSession } from '../host/index.ts'
 import { messages, reasonOf, SessionFileError } from './errors.ts'
 import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
+import { nodeFileSystem, type SessionFileSystem } from './file-system.ts'
+import { OpenFileGate } from './open-file-gate.ts'
 import { SessionWriter, type StartMode } from './session-writer.ts'
 
 export { SessionFileError } from './errors.ts'
@@ -21,6 +23,9 @@ declare module 'cordis' {
     sessionFiles: SessionFiles
   }
 }
+
+// far below the usual limit of 1,024 descriptors, and beyond what libuv's 4 file threads can use
+const defaultMaxOpenFiles = 32
 
 /**
  * Persists sessions to `<dir>/<id>.jsonl` and answers `session/load` for `agents.resume`.
@@ -33,27 +38,27 @@ export class SessionFiles extends Service {
   readonly dir: string
   private readonly ready: Promise<void>
   private readonly writers = new Map<string, SessionWriter>()
-  /** `createdAt` of sessions read for a resume: their agent's publication rewrites the file. */
-  private readonly resuming = new Map<string, number>()
+  /** One bound for every file operation of this instance: writes of all sessions, and `load`. */
+  private readonly gate: OpenFileGate
+  private readonly fs: SessionFileSystem = nodeFileSystem
   private readonly logger: ReturnType<Context['logger']>
   private closed = false
 
   constructor(ctx: Context, config: SessionFiles.Config) {
     super(ctx, 'sessionFiles')
     this.dir = resolve(config.dir)
+    this.gate = new OpenFileGate(config.maxOpenFiles ?? defaultMaxOpenFiles)
     this.logger = ctx.logger('session-files')
     this.ready = mkdir(this.dir, { recursive: true }).then(() => {})
     // writers wait for it and report a failure themselves; `Service.init` surfaces it to the loader
     this.ready.catch(() => {})
 
-    ctx.on('agent/created', (agent) => this.track(agent.session, this.modeFor(agent.session)))
+    // a resumed agent gets `create` too: its file holds an earlier state of the same session, which
+    // the writer recognises and replaces, so a resume that fails leaves nothing to clean up here
+    ctx.on('agent/created', (agent) => this.track(agent.session, 'create'))
     ctx.on('session/event', (session) => this.writers.get(session.id)?.follow(session))
     ctx.on('agent/disposed', (agent) => this.untrack(agent))
-    ctx.on('session/load', async (id) => {
-      const stored = await this.load(id)
-      this.resuming.set(id, stored.header.createdAt)
-      return stored
-    })
+    ctx.on('session/load', (id) => this.load(id))
     // agents published before this plugin loaded (a hot reload, a late load): the session in
     // memory is complete, so it replaces whatever file holds that id
     for (const agent of ctx.agents.list()) this.track(agent.session, 'replace')
@@ -89,7 +94,7 @@ export class SessionFiles extends Service {
     await this.writers.get(id)?.flushed()
     let text: string
     try {
-      text = await readFile(path, 'utf8')
+      text = await this.gate.run(() => this.fs.read(path))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionFileError(id, messages.notFound(id))
       throw new SessionFileError(id, messages.unreadable(id, reasonOf(error)), { cause: error })
@@ -104,13 +109,6 @@ export class SessionFiles extends Service {
     return [...this.writers.keys()]
   }
 
-  private modeFor(session: Session): StartMode {
-    const createdAt = this.resuming.get(session.id)
-    if (createdAt === undefined) return 'create'
-    this.resuming.delete(session.id)
-    return createdAt === session.header.createdAt ? 'replace' : 'create'
-  }
-
   private track(session: Session, mode: StartMode): void {
     if (this.closed) return
     const { id } = session
@@ -122,6 +120,8 @@ export class SessionFiles extends Service {
     if (!writer) {
       writer = new SessionWriter(id, join(this.dir, id + fileSuffix), {
         ready: this.ready,
+        gate: this.gate,
+        fs: this.fs,
         onFailure: (failed, error) => this.report(failed, error),
         onRelease: (released) => {
           if (this.writers.get(released.id) === released) this.writers.delete(released.id)
@@ -148,7 +148,6 @@ export class SessionFiles extends Service {
     this.closed = true
     await this.flush()
     this.writers.clear()
-    this.resuming.clear()
   }
 }
 
@@ -157,10 +156,18 @@ export namespace SessionFiles {
 
   export interface Config {
     dir: string
+    /** File operations (so open descriptors) at once, across every session; default 32. */
+    maxOpenFiles?: number
   }
 
   // field descriptions: `config.sessionFiles` in locales/*.yml
-  export const Config: Schema<Config> = localizeConfig(Schema.object({ dir: Schema.string().required() }), 'sessionFiles')
+  export const Config: Schema<Config> = localizeConfig(
+    Schema.object({
+      dir: Schema.string().required(),
+      maxOpenFiles: Schema.natural().min(1).default(defaultMaxOpenFiles),
+    }),
+    'sessionFiles',
+  )
 }
 
 export default SessionFiles

@@ -1,15 +1,18 @@
 /**
  * One session file's write queue. Writes run one at a time in the order they were queued, so
- * lines never interleave; lines queued while a write is in flight go out together in the next one.
+ * lines never interleave; each waits for a slot of the plugin's shared `OpenFileGate`, and lines
+ * queued until its write starts (while it waits for a slot or another write runs) go out with it.
  */
 import { randomUUID } from 'node:crypto'
-import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
-import type { Session } from '../../lib/types.ts'
-import { encodeEvent, encodeHeader } from './file-format.ts'
+import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
+import { encodeEvent, encodeHeader, holdsEarlierState } from './file-format.ts'
+import type { SessionFileSystem } from './file-system.ts'
+import type { OpenFileGate } from './open-file-gate.ts'
 
 /**
- * `create`: a new session; refuses to replace an existing file (`EEXIST`). `replace`: a session
- * whose file this plugin read or adopted; the snapshot atomically replaces the file (temp + rename).
+ * `create`: a newly published session; refuses to replace an existing file (`EEXIST`) unless that
+ * file holds an earlier state of the same session (a resume). `replace`: an adopted session; the
+ * snapshot atomically replaces the file (temp + rename).
  */
 export type StartMode = 'create' | 'replace'
 
@@ -18,6 +21,10 @@ interface Operation {
   text: string
   /** How many queued items (a snapshot, or one event line each) this write completes. */
   units: number
+  /** For a snapshot: its header and first `count` events, to recognise the session's own file. */
+  snapshot?: { header: SessionHeader; events: readonly SessionEvent[]; count: number }
+  /** Its write has started: later lines go into a new operation. */
+  isSealed?: boolean
 }
 
 interface Waiter { target: number; resolve: () => void }
@@ -25,6 +32,9 @@ interface Waiter { target: number; resolve: () => void }
 export interface WriterHooks {
   /** Awaited before the first write (the folder exists). */
   ready: Promise<void>
+  /** Shared by every writer of the plugin: bounds the descriptors open at once. */
+  gate: OpenFileGate
+  fs: SessionFileSystem
   /**
    * The writer stopped: a write failed (what was queued is dropped) or an event could not be
    * encoded (what was queued before it is still written). Must not throw.
@@ -56,7 +66,10 @@ export class SessionWriter {
     this.released = false
     this.next = 0
     const text = this.encode(encodeHeader(session.header), session)
-    if (text !== undefined) this.push({ kind: mode, text, units: 1 })
+    if (text === undefined) return
+    // the live list only grows: its first `count` events are the snapshot's, without a copy
+    const snapshot = { header: session.header, events: session.events, count: session.events.length }
+    this.push({ kind: mode, text, units: 1, snapshot })
   }
 
   /** Queues the events of `session` not written yet; ignored for any other session. */
@@ -65,7 +78,7 @@ export class SessionWriter {
     const text = this.encode('', session)
     if (text === undefined) return
     const last = this.queue[this.queue.length - 1]
-    if (last?.kind !== 'append') {
+    if (last?.kind !== 'append' || last.isSealed) {
       this.push({ kind: 'append', text, units: 1 })
       return
     }
@@ -113,9 +126,13 @@ export class SessionWriter {
     try {
       await this.hooks.ready
       while (this.queue.length) {
-        // taken off the queue first, so lines queued during the write go into a new operation
-        const operation = this.queue.shift()!
-        await this.perform(operation)
+        // stays open to more lines until a slot is free and its write starts
+        const operation = this.queue[0]
+        await this.hooks.gate.run(() => {
+          operation.isSealed = true
+          return this.perform(operation)
+        })
+        this.queue.shift()
         this.done += operation.units
         this.settle()
       }
@@ -128,16 +145,29 @@ export class SessionWriter {
   }
 
   private async perform(operation: Operation): Promise<void> {
-    if (operation.kind === 'append') return appendFile(this.path, operation.text)
-    if (operation.kind === 'create') return writeFile(this.path, operation.text, { flag: 'wx' })
+    const { fs } = this.hooks
+    if (operation.kind === 'append') return fs.append(this.path, operation.text)
+    if (operation.kind === 'create') {
+      try {
+        return await fs.create(this.path, operation.text)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await this.holdsEarlierState(operation))) throw error
+      }
+    }
     const temp = `${this.path}.${randomUUID()}.tmp`
     try {
-      await writeFile(temp, operation.text, { flag: 'wx' })
-      await rename(temp, this.path)
+      await fs.create(temp, operation.text)
+      await fs.rename(temp, this.path)
     } catch (error) {
-      await rm(temp, { force: true })
+      await fs.remove(temp)
       throw error
     }
+  }
+
+  private async holdsEarlierState({ snapshot }: Operation): Promise<boolean> {
+    if (!snapshot) return false
+    const text = await this.hooks.fs.read(this.path)
+    return holdsEarlierState(text, snapshot.header, snapshot.events.slice(0, snapshot.count))
   }
 
   /** Stops following the session; `dropQueued` also drops the writes not done yet. */

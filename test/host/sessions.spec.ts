@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Session, SessionEvent } from '../../lib/types.ts'
-import { lastOf, rejectionOf, scene } from './scene.ts'
+import { lastOf, rejectionOf, scene, typesOf } from './scene.ts'
 
 const badIntegers: [string, unknown][] = [
   ['-1', -1],
@@ -253,4 +253,70 @@ describe('seeded sessions (SPEC §1.2)', () => {
       await s.end()
     })
   }
+})
+
+describe('session.append validation (issue 9)', () => {
+  function nested(levels: number): unknown {
+    let value: unknown = 1
+    for (let i = 0; i < levels; i++) value = { next: value }
+    return value
+  }
+
+  const cases: [string, unknown, string][] = [
+    ['undefined data', undefined, 'session event "note/bad" data must be JSON data: data is undefined'],
+    ['a Date', { when: new Date(0) }, 'session event "note/bad" data must be JSON data: data.when is a Date object'],
+    ['a Map', { index: new Map() }, 'session event "note/bad" data must be JSON data: data.index is a Map object'],
+    ['a function', [1, () => 2], 'session event "note/bad" data must be JSON data: data[1] is a function'],
+    ['NaN', { n: Number.NaN }, 'session event "note/bad" data must be JSON data: data.n is NaN'],
+    ['data nested 257 levels deep', nested(257), 'session event "note/bad" data must be JSON data nested at most 256 levels deep'],
+  ]
+  for (const [label, data, message] of cases) {
+    it(`rejects ${label} at the call, appending and emitting nothing`, async () => {
+      const s = await scene()
+      const { agent } = await s.create()
+      const heard: string[] = []
+      s.on('session/event', (_session, event) => void heard.push(event.type))
+      const before = agent.session.events.length
+      expect(() => agent.session.append('note/bad', data)).to.throw(message).with.property('code', 'INVALID_SESSION')
+      expect(agent.session.events).to.have.length(before)
+      expect(heard).to.deep.equal([])
+      await s.end()
+    })
+  }
+
+  it('rejects an empty event type', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    expect(() => agent.session.append('', {})).to.throw('session event type must be a non-empty string')
+    expect(agent.session.events).to.have.length(0)
+    await s.end()
+  })
+
+  it('accepts data nested exactly 256 levels deep', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    agent.session.append('note/deep', nested(256))
+    expect(agent.session.events).to.have.length(1)
+    await s.end()
+  })
+
+  it('leaves the caller data unfrozen when it rejects it', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const data = { ok: { a: 1 }, bad: new Map() }
+    expect(() => agent.session.append('note/bad', data)).to.throw('data.bad is a Map object')
+    expect(Object.isFrozen(data)).to.equal(false)
+    expect(Object.isFrozen(data.ok)).to.equal(false)
+    await s.end()
+  })
+
+  it('keeps every later seed of the session valid after a rejected append', async () => {
+    const s = await scene()
+    const parent = await s.create()
+    parent.agent.session.append('note/ok', { n: 1 })
+    expect(() => parent.agent.session.append('note/bad', { when: new Date(0) })).to.throw()
+    const child = await s.create({ seed: parent.agent.session.events })
+    expect(typesOf(child.agent)).to.deep.equal(['note/ok', 'session/end-seed'])
+    await s.end()
+  })
 })

@@ -5,6 +5,7 @@ import {
   assertSessionId,
   encodeEvent,
   encodeHeader,
+  holdsEarlierState,
   isSafeSessionId,
   parseSessionFile,
 } from '../../plugins/session-files/file-format.ts'
@@ -73,5 +74,26 @@ describe('session ids as file names', () => {
 
   it('rejects an id that is not a string', () => {
     expect(() => assertSessionId(42)).to.throw(SessionFileError, 'session id "42" is not a safe file name')
+  })
+})
+
+describe('holdsEarlierState', () => {
+  const events = [
+    { seq: 0, type: 'turn/start', data: { turn: 1, trigger: 'message' } },
+    { seq: 1, type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
+  ]
+  const file = (count: number, tail = '') => encodeHeader(header) + events.slice(0, count).map(encodeEvent).join('') + tail
+
+  it('recognises the file of the same session holding its first events, a torn last line ignored', () => {
+    expect(holdsEarlierState(file(2), header, events)).to.equal(true)
+    expect(holdsEarlierState(file(1, '{"seq":1,"ty'), header, events)).to.equal(true)
+    expect(holdsEarlierState(file(0), header, events)).to.equal(true)
+  })
+
+  it('refuses a file with another header, more events, a different event or no valid format', () => {
+    expect(holdsEarlierState(file(2), { ...header, createdAt: 6 }, events)).to.equal(false)
+    expect(holdsEarlierState(file(2), header, events.slice(0, 1))).to.equal(false)
+    expect(holdsEarlierState(file(1), header, [{ seq: 0, type: 'turn/start', data: { turn: 2, trigger: 'message' } }])).to.equal(false)
+    expect(holdsEarlierState('stored history\n', header, events)).to.equal(false)
   })
 })

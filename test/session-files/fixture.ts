@@ -31,15 +31,18 @@ export interface FilesHost extends TestHost {
   close(): Promise<void>
 }
 
-/** A fresh temp folder, or `dir` (shared with another host: a later process on the same files). */
-export async function createFilesHost(dir?: string): Promise<FilesHost> {
+/**
+ * A fresh temp folder, or `dir` (shared with another host: a later process on the same files);
+ * `config` adds to the plugin's config.
+ */
+export async function createFilesHost(dir?: string, config: Partial<SessionFiles.Config> = {}): Promise<FilesHost> {
   const owned = dir === undefined
   const folder = dir ?? (await mkdtemp(join(tmpdir(), 'session-files-')))
   let host: TestHost
   let fiber: Fiber
   try {
     host = await createHost()
-    fiber = host.root.plugin(SessionFiles, { dir: folder })
+    fiber = host.root.plugin(SessionFiles, { ...config, dir: folder })
     await fiber
   } catch (error) {
     if (owned) await rm(folder, { recursive: true, force: true })

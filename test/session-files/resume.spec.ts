@@ -104,3 +104,132 @@ describe('agents.resume with SessionFiles', () => {
     })
   }
 })
+
+describe('append validation and the session file (issue 9)', () => {
+  let host: FilesHost
+
+  beforeEach(async () => {
+    host = await createFilesHost()
+  })
+
+  afterEach(async () => {
+    await host.close()
+  })
+
+  for (const [label, data] of [
+    ['undefined', undefined],
+    ['a Date', { when: new Date(0) }],
+    ['a Map', { index: new Map([['a', 1]]) }],
+    ['data nested 300 levels deep', Array.from({ length: 300 }).reduce<unknown>((inner) => [inner], 1)],
+  ] as const) {
+    it(`keeps the file resumable after an append of ${label} was refused`, async () => {
+      const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
+      handle.agent.session.append('note/before', { n: 1 })
+      expect(() => handle.agent.session.append('note/bad', data)).to.throw(SubagentError)
+      handle.agent.session.append('note/after', { n: 2 })
+      const events = handle.agent.session.events
+      await handle.dispose()
+      const resumed = await host.root.agents.resume(handle.agent.id, { agentOptions: scriptedOptions })
+      expect(resumed.agent.session.events).to.deep.equal(events)
+      await resumed.dispose()
+      await host.files.flush()
+      expect(host.logged()).to.deep.equal([])
+      expect(host.snapshot()).to.deep.equal(host.baseline)
+      expect(host.files.tracked()).to.deep.equal([])
+    })
+  }
+})
+
+describe('SessionFiles among several session stores (issue 9)', () => {
+  let first: FilesHost
+  let host: FilesHost
+
+  beforeEach(async () => {
+    first = await createFilesHost()
+    host = await createFilesHost(first.dir)
+  })
+
+  afterEach(async () => {
+    await host.close()
+    await first.close()
+  })
+
+  it('lets a later store answer a session it has no file for', async () => {
+    const stored = { header: { id: 'elsewhere', createdAt: 1700000000000 }, events: [] }
+    const dispose = host.root.on('session/load', async (id) => (id === 'elsewhere' ? stored : undefined))
+    const handle = await host.root.agents.resume('elsewhere', { agentOptions: scriptedOptions })
+    await host.files.flush()
+    expect(await host.lines('elsewhere')).to.deep.equal(expectedLines(handle.agent))
+    await handle.dispose()
+    dispose()
+    await host.expectClean()
+  })
+
+  it('still rejects with its own error when no other store holds the session', async () => {
+    const dispose = host.root.on('session/load', async () => undefined)
+    const error = await host.root.agents.resume('missing').then(
+      () => expect.fail('resume fulfilled'),
+      (reason: unknown) => reason,
+    )
+    expect((error as SessionFileError).message).to.equal('session file "missing" not found')
+    dispose()
+    await host.expectClean()
+  })
+
+  it('takes back its file when an earlier store answered with the same session', async () => {
+    const { agent: stored, lines } = await storeOneTurn(first)
+    const session = { header: stored.session.header, events: stored.session.events }
+    const dispose = host.root.on('session/load', () => session, { prepend: true })
+    const handle = await host.root.agents.resume(stored.id, { agentOptions: scriptedOptions })
+    host.scripted.push({ text: 'again' })
+    handle.agent.followup('once more')
+    await handle.agent.whenIdle()
+    await host.files.flush()
+    expect(await host.lines(stored.id)).to.deep.equal(expectedLines(handle.agent))
+    expect((await host.lines(stored.id)).slice(0, lines.length)).to.deep.equal(lines)
+    expect(host.logged()).to.deep.equal([])
+    await handle.dispose()
+    dispose()
+    await host.expectClean()
+  })
+
+  it('keeps refusing a file that holds another state of a session with the same id', async () => {
+    const { agent: stored } = await storeOneTurn(first)
+    const before = await host.text(stored.id)
+    const other = { header: stored.session.header, events: [{ seq: 0, type: 'note/other', data: {} }] }
+    const dispose = host.root.on('session/load', () => other, { prepend: true })
+    const handle = await host.root.agents.resume(stored.id, { agentOptions: scriptedOptions })
+    await host.files.flush()
+    expect(await host.text(stored.id)).to.equal(before)
+    expect(host.logged()).to.include(`session file "${stored.id}" already exists; the new session is not persisted`)
+    await handle.dispose()
+    dispose()
+    await host.expectClean()
+  })
+
+  it('holds no per-session state after a resume that failed once the file was read', async () => {
+    const { agent: stored } = await storeOneTurn(first)
+    const before = await host.text(stored.id)
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const failed = host.root.agents.resume(stored.id, {
+        agentOptions: scriptedOptions,
+        setup() {
+          throw new Error('setup failed')
+        },
+      })
+      await failed.then(
+        () => expect.fail('resume fulfilled'),
+        (error: Error) => expect(error.message).to.equal('setup failed'),
+      )
+    }
+    await host.files.flush()
+    expect(await host.text(stored.id)).to.equal(before)
+    // every table the service keeps (writers, and formerly the sessions read for a resume) is empty
+    const service = host.files as unknown as Record<string, unknown>
+    for (const key of Object.keys(service)) {
+      const value = service[key]
+      if (value instanceof Map || value instanceof Set) expect(value.size, key).to.equal(0)
+    }
+    await host.expectClean()
+  })
+})

@@ -37,8 +37,11 @@ declare module 'cordis' {
      */
     'agent/turn-stop'(agent: Agent, info: { turn: number; step: number }): unknown
     /**
-     * Asked by `agents.resume(id)`: a session store answers with the stored header and events.
-     * @mode bail
+     * Asked by `agents.resume(id)`: a session store answers with the stored header and events, or
+     * `undefined` when it does not hold the session. Stores are asked one at a time, in listener
+     * order, each answer awaited; the first that holds it wins. A store that throws or rejects is
+     * passed over; when no store holds the session, `resume` rejects with the first such error.
+     * @mode ask (serial until an answer)
      */
     'session/load'(id: string): Promise<StoredSession | undefined> | StoredSession | undefined
   }
@@ -155,12 +158,21 @@ export class Agents extends Service {
     return rawService(this).transaction(options, owner, caller)
   }
 
-  /** Reads a stored session (e.g. from `SessionFiles`) and publishes its agent. */
+  /**
+   * Reads a stored session through `session/load` (e.g. from `SessionFiles`) and publishes its
+   * agent with the creation transaction. Rejects with the first store's error, or
+   * `no session store holds session "<id>"`, when no store holds it; a rejected resume leaves no
+   * agent, session or registration behind.
+   */
   async resume(id: string, options: Omit<CreateOptions, 'seed' | 'sessionId' | 'header'> = {}): Promise<AgentHandle> {
     if (typeof id !== 'string' || !id) throw new TypeError('session id must be a non-empty string')
     if (this.records.has(id)) throw new SubagentError('INVALID_SESSION', `agent "${id}" is already live`)
-    const stored = await this.services.dispatcher.bail(undefined, 'session/load', id) as StoredSession | undefined
+    const stored = (await this.services.dispatcher.ask(undefined, 'session/load', id)) as StoredSession | undefined
     if (!stored) throw new SubagentError('INVALID_SESSION', `no session store holds session "${id}"`)
+    const storedId: unknown = (stored.header as Partial<SessionHeader> | undefined)?.id
+    if (storedId !== id) {
+      throw new SubagentError('INVALID_SESSION', `a session store answered session "${id}" with session "${String(storedId)}"`)
+    }
     return rawService(this).transaction(options, options.owner ?? scopeOf(this.ctx)?.agent, this.ctx, stored)
   }
 

@@ -2,6 +2,7 @@
  * One session log: a frozen header and an append-only list of frozen events (`seq === index`).
  */
 import { SubagentError } from '../../../lib/errors.ts'
+import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import type { SessionEvent, SessionEventData, SessionEventType, SessionHeader } from '../../../lib/types.ts'
 
 /** Called after every append of a published session. Must not throw. */
@@ -48,33 +49,6 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
   return Object.freeze(header) as unknown as SessionHeader
 }
 
-/** Deepest nesting a seed's event data may have (its JSON is walked recursively). */
-const MAX_DATA_DEPTH = 256
-
-function isTooDeep(value: unknown, depth = 0): boolean {
-  if (typeof value !== 'object' || value === null) return false
-  if (depth >= MAX_DATA_DEPTH) return true
-  for (const key in value) if (isTooDeep((value as Record<string, unknown>)[key], depth + 1)) return true
-  return false
-}
-
-function isJsonData(value: unknown, depth = 0): boolean {
-  if (depth > MAX_DATA_DEPTH) return false
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true
-  if (typeof value === 'number') return Number.isFinite(value)
-  if (typeof value !== 'object') return false
-  if (Array.isArray(value)) {
-    for (const item of value) if (!isJsonData(item, depth + 1)) return false
-    return true
-  }
-  const proto = Object.getPrototypeOf(value)
-  if (proto !== Object.prototype && proto !== null) return false
-  for (const key in value) {
-    if (!isJsonData((value as Record<string, unknown>)[key], depth + 1)) return false
-  }
-  return true
-}
-
 /** Validates a seed (contiguous `seq` from 0, string types, JSON data) and returns frozen events. */
 export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
   if (!Array.isArray(seed)) throw new SubagentError('INVALID_SESSION', 'session seed must be an array of events')
@@ -91,17 +65,24 @@ export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
       throw new SubagentError('INVALID_SESSION', `session seed event ${i} must have a non-empty string type`)
     }
     // events the loop wrote are already frozen JSON: share them instead of copying
-    if (Object.isFrozen(event) && Object.isFrozen(event.data) && isJsonData(event.data)) {
+    const violation = jsonDataViolation(event.data)
+    if (violation) {
+      const why = violation.kind === 'too-deep' ? ` nested at most ${MAX_JSON_DATA_DEPTH} levels deep` : ''
+      throw new SubagentError('INVALID_SESSION', `session seed event ${i} data must be JSON data${why}`)
+    }
+    if (Object.isFrozen(event) && Object.isFrozen(event.data)) {
       events[i] = event
       continue
-    }
-    if (!isJsonData(event.data)) {
-      const why = isTooDeep(event.data) ? ` nested at most ${MAX_DATA_DEPTH} levels deep` : ''
-      throw new SubagentError('INVALID_SESSION', `session seed event ${i} data must be JSON data${why}`)
     }
     events[i] = Object.freeze({ seq: i, type: event.type, data: deepFreeze(structuredClone(event.data)) })
   }
   return events
+}
+
+function appendViolationMessage(type: string, violation: JsonDataViolation): string {
+  const head = `session event ${JSON.stringify(type)} data must be JSON data`
+  if (violation.kind === 'too-deep') return `${head} nested at most ${MAX_JSON_DATA_DEPTH} levels deep`
+  return `${head}: ${violation.path} is ${violation.found}`
 }
 
 function deepFreeze<T>(value: T): T {
@@ -124,8 +105,17 @@ export class SessionLog {
   get id(): string { return this.header.id }
   get events(): readonly SessionEvent[] { return this.#events }
 
-  /** Appends one frozen event; `data` is frozen as given (the loop passes fresh JSON objects). */
+  /**
+   * Appends one frozen event; `data` is frozen as given (the loop passes fresh JSON objects).
+   * Throws `SubagentError` (`INVALID_SESSION`), appending nothing, for an empty type or data that
+   * breaks the JSON-data rule a seed or a stored session is read back with (`lib/json-data.ts`).
+   */
   append<T extends string>(type: T, data: T extends SessionEventType ? SessionEventData[T] : unknown): SessionEvent<T> {
+    if (typeof type !== 'string' || !type) {
+      throw new SubagentError('INVALID_SESSION', 'session event type must be a non-empty string')
+    }
+    const violation = jsonDataViolation(data)
+    if (violation) throw new SubagentError('INVALID_SESSION', appendViolationMessage(type, violation))
     const event = Object.freeze({ seq: this.#events.length, type, data: deepFreeze(data) }) as SessionEvent<T>
     this.#events.push(event)
     this.observer?.(this, event)

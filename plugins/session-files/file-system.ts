@@ -1,0 +1,25 @@
+/**
+ * The file operations session files need, behind one object: writers and `load` call it at the
+ * time of each operation, so a test can replace a method (sinon) to count or fail operations
+ * without touching the real disk or the real open-file limit.
+ */
+import { appendFile, readFile, rename, rm, writeFile } from 'node:fs/promises'
+
+export interface SessionFileSystem {
+  /** Appends `text` (opens, writes, closes: one descriptor while it runs). */
+  append(path: string, text: string): Promise<void>
+  /** Creates the file with `text`; rejects with `EEXIST` when it exists. */
+  create(path: string, text: string): Promise<void>
+  rename(from: string, to: string): Promise<void>
+  /** Removes the file if it exists. */
+  remove(path: string): Promise<void>
+  read(path: string): Promise<string>
+}
+
+export const nodeFileSystem: SessionFileSystem = {
+  append: (path, text) => appendFile(path, text),
+  create: (path, text) => writeFile(path, text, { flag: 'wx' }),
+  rename: (from, to) => rename(from, to),
+  remove: (path) => rm(path, { force: true }),
+  read: (path) => readFile(path, 'utf8'),
+}

@@ -1,0 +1,105 @@
+import { expect } from 'chai'
+import type { StoredSession } from '../../plugins/host/index.ts'
+import { rejectionOf, scene } from './scene.ts'
+
+const stored: StoredSession = {
+  header: { id: 'kept', createdAt: 1700000000000 },
+  events: [
+    { seq: 0, type: 'turn/start', data: { turn: 1, trigger: 'message' } },
+    { seq: 1, type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
+  ],
+}
+
+const options = { agentOptions: { provider: 'scripted', model: 'test' } }
+
+describe('agents.resume asks every session store in turn (issue 9)', () => {
+  it('asks a second store when the first one answers asynchronously that it does not hold the session', async () => {
+    const s = await scene()
+    const asked: string[] = []
+    s.on('session/load', async (id) => void asked.push(`first ${id}`))
+    s.on('session/load', async (id) => {
+      asked.push(`second ${id}`)
+      return stored
+    })
+    const handle = await s.root.agents.resume('kept', options)
+    expect(asked).to.deep.equal(['first kept', 'second kept'])
+    expect(handle.agent.session.events).to.deep.equal(stored.events)
+    await handle.dispose()
+    await s.end()
+  })
+
+  it('does not ask a later store once one holds the session', async () => {
+    const s = await scene()
+    const asked: string[] = []
+    s.on('session/load', async () => {
+      asked.push('first')
+      return stored
+    })
+    s.on('session/load', () => void asked.push('second'))
+    const handle = await s.root.agents.resume('kept', options)
+    expect(asked).to.deep.equal(['first'])
+    await handle.dispose()
+    await s.end()
+  })
+
+  it('passes over a store that rejects when a later one holds the session', async () => {
+    const s = await scene()
+    s.on('session/load', async () => {
+      throw new Error('first store is offline')
+    })
+    s.on('session/load', () => stored)
+    const handle = await s.root.agents.resume('kept', options)
+    expect(handle.agent.id).to.equal('kept')
+    await handle.dispose()
+    await s.end()
+  })
+
+  it('rejects with the first store error when no store holds the session, leaving no trace', async () => {
+    const s = await scene()
+    s.on('session/load', async () => {
+      throw new Error('first store is offline')
+    })
+    s.on('session/load', () => {
+      throw new Error('second store is offline')
+    })
+    s.on('session/load', async () => undefined)
+    expect((await rejectionOf(s.root.agents.resume('kept', options))).message).to.equal('first store is offline')
+    await s.end()
+  })
+
+  it('rejects with "no session store holds session" when every store answers undefined', async () => {
+    const s = await scene()
+    s.on('session/load', async () => undefined)
+    s.on('session/load', () => undefined)
+    const error = await rejectionOf(s.root.agents.resume('kept', options))
+    expect(error.message).to.equal('no session store holds session "kept"')
+    expect(error.code).to.equal('INVALID_SESSION')
+    await s.end()
+  })
+
+  it('rejects a store answer that holds another session', async () => {
+    const s = await scene()
+    s.on('session/load', () => ({ ...stored, header: { id: 'other', createdAt: 1 } }))
+    const error = await rejectionOf(s.root.agents.resume('kept', options))
+    expect(error.message).to.equal('a session store answered session "kept" with session "other"')
+    expect(s.root.agents.get('other')).to.equal(undefined)
+    await s.end()
+  })
+
+  it('leaves no agent, session or registration behind when the resumed agent fails its setup', async () => {
+    const s = await scene()
+    s.on('session/load', () => stored)
+    const resumed = s.root.agents.resume('kept', {
+      ...options,
+      setup(agent) {
+        agent.ctx.tools.register({ name: 'scoped', description: 'x', parameters: { type: 'object' }, execute: () => 'x' })
+        throw new Error('setup failed')
+      },
+    })
+    expect((await rejectionOf(resumed)).message).to.equal('setup failed')
+    expect(s.root.agents.get('kept')).to.equal(undefined)
+    expect(s.root.sessions.get('kept')).to.equal(undefined)
+    expect(s.root.tools.get('scoped')).to.equal(undefined)
+    await s.end()
+  })
+})
