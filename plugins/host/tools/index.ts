@@ -185,6 +185,17 @@ export class Tools extends Service {
     return tool && toSchema(tool)
   }
 
+  /**
+   * Names of the global tools the agent sees after its restrictions (its own scoped tools left out,
+   * even where they shadow a global one), sorted. Without an agent: every global tool.
+   */
+  visibleGlobals(agent?: Agent): string[] {
+    const scope = agentScope(agent)
+    const names: string[] = []
+    for (const name of this.globals.keys()) if (!isRestricted(name, scope)) names.push(name)
+    return names.sort()
+  }
+
   /** Runs one call through the pipeline. Never rejects for a tool's own failure: see `ToolResult`. */
   execute(request: ExecuteRequest): Promise<ToolResult> {
     const scope = agentScope(request.agent)
@@ -206,11 +217,7 @@ export class Tools extends Service {
     const own = scope?.tools?.get(name)
     if (own) return own
     const global = this.globals.get(name)
-    if (!global || !scope?.restrictions) return global
-    for (const { allow, deny } of scope.restrictions) {
-      if ((allow && !allow.has(name)) || deny?.has(name)) return undefined
-    }
-    return global
+    return global && !isRestricted(name, scope) ? global : undefined
   }
 
   private globalList(): readonly ToolSchema[] {
@@ -227,6 +234,15 @@ export class Tools extends Service {
       this.globalSchemas = undefined
     }
   }
+}
+
+/** True when one of the agent's restrictions hides the global tool `name` from it. */
+function isRestricted(name: string, scope: AgentScope | undefined): boolean {
+  if (!scope?.restrictions) return false
+  for (const { allow, deny } of scope.restrictions) {
+    if ((allow && !allow.has(name)) || deny?.has(name)) return true
+  }
+  return false
 }
 
 function toSchema(tool: ScopedTool): ToolSchema {
