@@ -1,11 +1,13 @@
 /**
  * Host costs: one scripted turn on an existing agent, one create → turn → dispose cycle of a plain
- * agent, the same cycle with one scoped registration, and a bare cordis fiber create + dispose
- * measured in the same process for scale. Prints one JSON line. Run: `npm run bench:turn`.
+ * agent, the same cycle with one scoped registration, turns whose first step calls one tool, four
+ * sequential tools and four concurrent tools, and a bare cordis fiber create + dispose measured in
+ * the same process for scale. Prints one JSON line. Run: `npm run bench:turn`.
  */
 import { Context } from 'cordis'
 import { Host } from '../plugins/host/index.ts'
 import { ScriptedModel } from '../plugins/scripted-model/index.ts'
+import type { ModelRequest } from '../lib/types.ts'
 
 const quick = process.argv.includes('--quick')
 const count = quick ? 500 : 10000
@@ -39,7 +41,22 @@ async function main(): Promise<void> {
   const root = new Context()
   await root.plugin(Host, { maxSteps: 32 })
   await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
-  root.scripted.repeat({ text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } })
+  const usage = { inputTokens: 16, outputTokens: 1 }
+  const answer = { text: 'ok', usage }
+  const calls = (name: string, n: number) => ({
+    toolCalls: Array.from({ length: n }, (_, i) => ({ id: `c${i + 1}`, name, arguments: '{}' })),
+    usage,
+  })
+  // the model name picks the first step; every step after a tool result answers `ok`
+  const firstSteps: Record<string, ReturnType<typeof calls>> = {
+    'one-call': calls('echo', 1),
+    'four-calls': calls('echo', 4),
+    'four-concurrent-calls': calls('echo_concurrent', 4),
+  }
+  root.scripted.repeat((request: ModelRequest) => {
+    const first = firstSteps[request.model]
+    return first && request.messages.at(-1)?.role !== 'tool' ? first : answer
+  })
   const agents = root.agents
   const options = { agentOptions: { provider: 'scripted', model: 'bench' } }
 
@@ -74,6 +91,28 @@ async function main(): Promise<void> {
     await handle.dispose()
   })
 
+  // global tools from here on: the turns above see no tool schemas
+  root.tools.register({ ...tool, execute: async () => 'echo' })
+  const concurrentTool = { ...tool, name: 'echo_concurrent', concurrent: true, execute: async () => 'echo' }
+  root.tools.register(concurrentTool)
+  const toolTurn = async (model: string): Promise<number> => {
+    let handle = await agents.create({ agentOptions: { provider: 'scripted', model } })
+    let count = 0
+    const p50 = await measure(`turn with ${model}`, async () => {
+      if (++count % 100 === 0) {
+        await handle.dispose()
+        handle = await agents.create({ agentOptions: { provider: 'scripted', model } })
+      }
+      handle.agent.followup('go')
+      await handle.agent.whenIdle()
+    })
+    await handle.dispose()
+    return p50
+  }
+  const oneCall = await toolTurn('one-call')
+  const fourCalls = await toolTurn('four-calls')
+  const fourConcurrent = await toolTurn('four-concurrent-calls')
+
   const bare = await measure('bare cordis fiber (one listener, one effect)', async () => {
     const fiber = root.plugin((ctx: Context) => {
       ctx.on('bench/none' as never, (() => {}) as never)
@@ -89,6 +128,9 @@ async function main(): Promise<void> {
       turn_p50_us: round(turn),
       plain_cycle_p50_us: round(plain),
       scoped_cycle_p50_us: round(scoped),
+      one_call_turn_p50_us: round(oneCall),
+      four_calls_turn_p50_us: round(fourCalls),
+      four_concurrent_calls_turn_p50_us: round(fourConcurrent),
       bare_fiber_cycle_p50_us: round(bare),
       scoped_vs_bare_fiber: round(scoped / bare * 100) / 100,
       node: process.version,

@@ -149,6 +149,11 @@ export interface ToolDefinition {
   /** An object JSON Schema; arguments are validated against it before `execute` runs. */
   parameters: JsonSchema
   /**
+   * May run at the same time as its neighbours in one model step (SPEC §8.1); default `false`. A
+   * call to a tool without it waits for every earlier call of the step and holds back every later one.
+   */
+  concurrent?: boolean
+  /**
    * Runs the tool. A thrown error becomes an error result. A returned `ToolResult`-shaped object
    * (`{isError, content}`) is used as is; any other value becomes `{isError: false, value, content}`.
    */

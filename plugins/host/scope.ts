@@ -32,6 +32,7 @@ export interface ScopedTool {
   name: string
   description: string
   parameters: { [key: string]: unknown }
+  concurrent: boolean
   execute: (args: never, exec: never) => unknown
 }
 

@@ -97,6 +97,7 @@ export function subagentTool(options: ToolOptions): ToolDefinition {
     name: TOOL_NAME,
     description: options.description,
     parameters: options.locale === 'en-US' ? TOOL_PARAMETERS : toolParameters(options.locale),
+    concurrent: true,
     async execute(args: SubagentToolArgs, exec: ToolExecution): Promise<ToolResult> {
       const request = startRequest(args, exec, options.maxDepth)
       const driver = options.driver()

@@ -18,6 +18,7 @@ import type { AgentScope, HookDispatcher } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { SystemPrompt } from '../system-prompt/index.ts'
 import type { Tools } from '../tools/index.ts'
+import { runStepCalls } from './tool-calls.ts'
 
 export interface LoopServices {
   tools: Tools
@@ -106,20 +107,9 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     if (outcome.end) return outcome.end
     const calls = outcome.calls
     if (!calls.length) return { kind: 'completed' }
-    for (const call of calls) {
-      if (signal.aborted) return aborted(state)
-      // tools get the signal and are awaited: one may need to clean up (the subagent tool
-      // disposes its run) before the turn ends
-      const result = await tools.execute({ name: call.name, arguments: call.arguments, callId: call.id, agent, signal })
-      session.append('tool/result', {
-        turn,
-        step,
-        callId: call.id,
-        name: call.name,
-        isError: result.isError,
-        content: result.content,
-      })
-    }
+    // tools get the signal and are awaited: one may need to clean up (the subagent tool
+    // disposes its run) before the turn ends
+    await runStepCalls(calls, { agent, session, tools, turn, step, signal })
     if (signal.aborted) return aborted(state)
     if (dispatcher.has('agent/turn-stop', subject.scope)) {
       let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)

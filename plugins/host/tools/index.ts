@@ -63,6 +63,9 @@ function assertDefinition(def: ToolDefinition): void {
     throw new TypeError(`tool "${def.name}" parameters: ${error instanceof Error ? error.message : String(error)}`)
   }
   if (typeof def.execute !== 'function') throw new TypeError(`tool "${def.name}" execute must be a function`)
+  if (def.concurrent !== undefined && typeof def.concurrent !== 'boolean') {
+    throw new TypeError(`tool "${def.name}" concurrent must be a boolean`)
+  }
 }
 
 /** The agent scope of an agent object (every host agent carries one). */
@@ -104,6 +107,7 @@ export class Tools extends Service {
       name: def.name,
       description: def.description,
       parameters: def.parameters,
+      concurrent: def.concurrent === true,
       execute: def.execute.bind(def) as ScopedTool['execute'],
     })
     return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
@@ -194,6 +198,14 @@ export class Tools extends Service {
     const names: string[] = []
     for (const name of this.globals.keys()) if (!isRestricted(name, scope)) names.push(name)
     return names.sort()
+  }
+
+  /**
+   * True when the tool `name`, as the agent sees it, may run beside its neighbours in one step
+   * (`ToolDefinition.concurrent`); false for an unknown or hidden tool.
+   */
+  isConcurrent(name: string, agent?: Agent): boolean {
+    return this.resolve(name, agentScope(agent))?.concurrent === true
   }
 
   /** Runs one call through the pipeline. Never rejects for a tool's own failure: see `ToolResult`. */

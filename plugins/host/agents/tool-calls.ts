@@ -1,0 +1,80 @@
+/**
+ * Step 5 of the agent loop (SPEC §1.4, §8.1): runs one step's tool calls and appends their
+ * `tool/result` events. Consecutive calls of concurrent tools run at once; any other call is a
+ * barrier. Results are appended in model order whatever order the calls finish in, so the next
+ * model request is the same as if the calls had run one by one.
+ */
+import { toolCallBatches } from '../../../lib/tool-batches.ts'
+import type { Agent, ToolCallBlock, ToolResult } from '../../../lib/types.ts'
+import type { SessionLog } from '../sessions/session-store.ts'
+import type { Tools } from '../tools/index.ts'
+
+export interface StepCalls {
+  readonly agent: Agent
+  readonly session: SessionLog
+  readonly tools: Tools
+  readonly turn: number
+  readonly step: number
+  /** The turn's signal: every call gets it; no batch starts after it aborted. */
+  readonly signal: AbortSignal
+}
+
+type Outcome = { result: ToolResult } | { fault: unknown }
+
+/** The call's outcome; never rejects, even for a pipeline that throws synchronously. */
+function settle(start: (call: ToolCallBlock) => Promise<ToolResult>, call: ToolCallBlock): Promise<Outcome> {
+  try {
+    return start(call).then(
+      (result) => ({ result }),
+      (fault: unknown) => ({ fault }),
+    )
+  } catch (fault) {
+    return Promise.resolve({ fault })
+  }
+}
+
+/**
+ * Runs `calls` and appends one `tool/result` per call that ran, in model order. Resolves once
+ * every started call has returned (tools are awaited, even after an abort: one may need to clean
+ * up). Starts nothing once the signal has aborted. Rejects only when the pipeline itself rejects,
+ * and then only after every sibling of that call has returned; no result after it is appended.
+ */
+export async function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
+  const { agent, tools, signal } = step
+  const start = (call: ToolCallBlock): Promise<ToolResult> =>
+    tools.execute({ name: call.name, arguments: call.arguments, callId: call.id, agent, signal })
+  // one call (most steps) needs no classification
+  if (calls.length === 1) {
+    if (!signal.aborted) record(step, calls[0], await start(calls[0]))
+    return
+  }
+  for (const batch of toolCallBatches(calls, (call) => tools.isConcurrent(call.name, agent))) {
+    if (signal.aborted) return
+    if (batch.length === 1) {
+      record(step, batch[0], await start(batch[0]))
+      continue
+    }
+    // every call enters its pipeline before any is awaited; each outcome is caught at once, so a
+    // late sibling's rejection is never unhandled while an earlier one is still running
+    const running = batch.map((call) => settle(start, call))
+    let fault: { error: unknown } | undefined
+    for (let index = 0; index < batch.length; index++) {
+      const outcome = await running[index]
+      if (fault) continue
+      if ('fault' in outcome) fault = { error: outcome.fault }
+      else record(step, batch[index], outcome.result)
+    }
+    if (fault) throw fault.error
+  }
+}
+
+function record({ session, turn, step }: StepCalls, call: ToolCallBlock, result: ToolResult): void {
+  session.append('tool/result', {
+    turn,
+    step,
+    callId: call.id,
+    name: call.name,
+    isError: result.isError,
+    content: result.content,
+  })
+}
