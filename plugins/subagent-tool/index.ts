@@ -21,7 +21,10 @@ declare module 'cordis' {
 
 /** `ctx.subagentTool`: the background runs of a parent (SPEC §8.2). */
 export interface SubagentToolService {
-  /** `{runId, label}` of the parent's live background runs, in start order; `[]` once it is disposed. */
+  /**
+   * `{runId, label}` of the parent's live background runs, in start order; `[]` once it is
+   * disposed. Throws `TypeError` `subagentTool.pending parent must be an agent` for anything else.
+   */
   pending(parent: Agent): BackgroundRunInfo[]
   /**
    * Resolves once the parent (without one: every parent in the process) has no pending background
@@ -76,7 +79,12 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
     }),
   )
   const service: SubagentToolService = {
-    pending: (parent) => (agents.get(parent?.id) === parent ? pendingRuns(parent) : []),
+    pending: (parent) => {
+      if (typeof parent !== 'object' || parent === null || typeof parent.id !== 'string') {
+        throw new TypeError('subagentTool.pending parent must be an agent')
+      }
+      return agents.get(parent.id) === parent ? pendingRuns(parent) : []
+    },
     settled: (parent) => backgroundSettled(parent),
   }
   ctx.provide('subagentTool', service)

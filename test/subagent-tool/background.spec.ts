@@ -15,8 +15,8 @@ interface BackgroundFixture extends Fixture {
   deliveries(): string[]
 }
 
-async function createBackgroundFixture(): Promise<BackgroundFixture> {
-  const fixture = await createFixture({ parent: { provider: ROUTED_PROVIDER } })
+async function createBackgroundFixture(tool?: SubagentTool.Config): Promise<BackgroundFixture> {
+  const fixture = await createFixture({ parent: { provider: ROUTED_PROVIDER }, ...(tool ? { tool } : {}) })
   const model = installRoutedModel(fixture.host.root, (request) => request.agent === fixture.parent)
   const results: ToolResult[] = []
   fixture.parent.ctx.on('tools/result', (exec, result) => {
@@ -291,6 +291,34 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(textOf(fixture.results[0]!)).to.equal('Error: subagent tool "nope" is not available to the parent')
     expect(fixture.host.root.subagentTool.pending(fixture.parent)).to.deep.equal([])
     expect(eventsOf(fixture.parent, BACKGROUND_START_EVENT)).to.deep.equal([])
+    await fixture.close()
+  })
+
+  it('rejects a pending() query for something that is not an agent with a TypeError naming the field', async () => {
+    const fixture = await createBackgroundFixture()
+    for (const bad of [undefined, null, 'parent', { id: 7 }]) {
+      expect(() => fixture.host.root.subagentTool.pending(bad as never)).to.throw(TypeError, 'subagentTool.pending parent must be an agent')
+    }
+    await fixture.close()
+  })
+
+  it('lists nothing for an agent that never started a background run', async () => {
+    const fixture = await createBackgroundFixture()
+    expect(fixture.host.root.subagentTool.pending(fixture.parent)).to.deep.equal([])
+    await fixture.close()
+  })
+
+  it('speaks the configured locale in the start text and the delivered message', async () => {
+    const fixture = await createBackgroundFixture({ locale: 'zh-CN' })
+    const gate = fixture.model.child('task')
+    const text = await startInBackground(fixture, { prompt: 'task', label: 'scan' })
+    const runId = /运行编号 ([0-9a-f-]+)；/.exec(text)?.[1]
+    expect(runId).to.be.a('string')
+    expect(text).to.equal(`子代理 "scan" 已在后台启动，运行编号 ${runId}；它完成后，结果会作为一条消息送达。`)
+    fixture.model.parent({ text: 'noted' })
+    gate.answer({ text: 'found two' })
+    await delivered(fixture)
+    expect(fixture.deliveries()).to.deep.equal([`后台子代理 "scan"（运行 ${runId}）已完成：\nfound two`])
     await fixture.close()
   })
 })
