@@ -32,14 +32,22 @@ export interface Scenario {
   readonly mode: 'spawn' | 'fork'
   /** Starts with `outputSchema`; the child answers through `structured_output`. */
   readonly structured: boolean
+  /**
+   * The probe tool is concurrent and the child's first step calls it `probeCalls` times, so the
+   * calls run as one batch (SPEC §8.1) and points fall with any number of them in flight.
+   */
+  readonly concurrent?: boolean
 }
+
+/** Calls of the probe tool in a concurrent scenario's first step. */
+export const probeCalls = 3
 
 /** A child model step: parts the probe adapter streams, one microtask apart. */
 type Step = readonly StreamPart[]
 
 const usage = { inputTokens: 3, outputTokens: 2 }
 
-function childSteps(structured: boolean): readonly Step[] {
+function childSteps({ structured, concurrent }: Scenario): readonly Step[] {
   const finalStep: Step = structured
     ? [
         { type: 'tool-call', id: 'call-answer', name: 'structured_output', arguments: '{"answer":7}' },
@@ -50,14 +58,10 @@ function childSteps(structured: boolean): readonly Step[] {
         { type: 'text-delta', text: 'answer' },
         { type: 'finish', reason: 'stop', usage },
       ]
-  return [
-    [
-      { type: 'text-delta', text: 'looking' },
-      { type: 'tool-call', id: 'call-probe', name: 'probe', arguments: '{"n":1}' },
-      { type: 'finish', reason: 'tool-calls', usage },
-    ],
-    finalStep,
-  ]
+  const probes: Step = concurrent
+    ? Array.from({ length: probeCalls }, (_, i) => ({ type: 'tool-call', id: `call-probe-${i + 1}`, name: 'probe', arguments: `{"n":${i + 1}}` }))
+    : [{ type: 'tool-call', id: 'call-probe', name: 'probe', arguments: '{"n":1}' }]
+  return [[{ type: 'text-delta', text: 'looking' }, ...probes, { type: 'finish', reason: 'tool-calls', usage }], finalStep]
 }
 
 /** What a run of the scenario returns when nothing interferes. */
@@ -135,7 +139,7 @@ export async function probeScene(scenario: Scenario): Promise<ProbeScene> {
   }
 
   const calls = new Map<string, number>()
-  const steps = childSteps(scenario.structured)
+  const steps = childSteps(scenario)
   root.models.register('probe', {
     async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
       const index = calls.get(request.agent.id) ?? 0
@@ -149,16 +153,24 @@ export async function probeScene(scenario: Scenario): Promise<ProbeScene> {
       }
     },
   })
+  let inFlight = 0
   root.tools.register({
     name: 'probe',
     description: 'Probes something.',
     parameters: { type: 'object', properties: { n: { type: 'integer' } } },
+    concurrent: scenario.concurrent === true,
     async execute() {
-      for (let i = 1; i <= 3; i++) {
-        point(`tool body await ${i}`)
-        await Promise.resolve()
+      inFlight++
+      try {
+        for (let i = 1; i <= 3; i++) {
+          point(`tool body await ${i}`)
+          if (scenario.concurrent) point(`probe calls in flight: ${inFlight}`)
+          await Promise.resolve()
+        }
+        return { probed: true }
+      } finally {
+        inFlight--
       }
-      return { probed: true }
     },
   })
   root.tools.register({ name: 'other', description: 'Hidden from the child.', parameters: { type: 'object' }, execute: () => 'no' })

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai'
 import { type Action, actions, type CaseRecord, runCase } from './fault-case.ts'
-import { expectedResult, type Scenario, StructuredOutput } from './probe.ts'
+import { expectedResult, probeCalls, type Scenario, StructuredOutput } from './probe.ts'
 import '../support/unhandled.ts'
 
 const scenarios: Scenario[] = [
@@ -18,6 +18,9 @@ const scenarios: Scenario[] = [
         { name: 'structured fork', mode: 'fork', structured: true } as const,
       ]
     : []),
+  // SPEC §8.1: every action while k of n concurrent calls are in flight
+  { name: 'concurrent spawn', mode: 'spawn', structured: false, concurrent: true },
+  ...(StructuredOutput ? [{ name: 'concurrent structured spawn', mode: 'spawn', structured: true, concurrent: true } as const] : []),
 ]
 
 const totals = { points: 0, cases: 0, rejectedStarts: 0, deferred: 0 }
@@ -28,7 +31,7 @@ describe('fault sweep: every action at every interruption point', () => {
   })
 
   for (const scenario of scenarios) {
-    describe(`${scenario.name} with persona, tool filter and a tool call`, () => {
+    describe(`${scenario.name} with persona, tool filter and ${scenario.concurrent ? `${probeCalls} concurrent tool calls` : 'a tool call'}`, () => {
       let dry: CaseRecord | undefined
 
       before(async () => {
@@ -54,6 +57,8 @@ describe('fault sweep: every action at every interruption point', () => {
           'subagent/settle',
           'subagent/end',
           'agent/disposed',
+          // the whole batch is running at once: points fall with 1, 2 and all of its calls in flight
+          ...(scenario.concurrent ? Array.from({ length: probeCalls }, (_, i) => `probe calls in flight: ${i + 1}`) : []),
         ]) {
           expect(kinds, kind).to.include(kind)
         }
