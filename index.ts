@@ -14,7 +14,13 @@ export { exhaustedMessage, ScriptedModel } from './plugins/scripted-model/index.
 export type { ScriptedResponse, ScriptedToolCall, ScriptEntry } from './plugins/scripted-model/index.ts'
 export { SessionFileError, SessionFiles } from './plugins/session-files/index.ts'
 export { StructuredOutput } from './plugins/structured-output/index.ts'
-export { SubagentTool } from './plugins/subagent-tool/index.ts'
+export { backgroundSettled, SubagentTool } from './plugins/subagent-tool/index.ts'
+export type { BackgroundRunInfo, SubagentToolService } from './plugins/subagent-tool/index.ts'
+export {
+  BACKGROUND_DELIVERED_EVENT,
+  BACKGROUND_START_EVENT,
+  interruptedBackgroundRuns,
+} from './lib/background-record.ts'
 
 export {
   AgentDisposedError,

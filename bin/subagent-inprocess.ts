@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
  * `subagent-inprocess start [config] [--watch]`: runs a host config (default `cordis.yml`) on one
- * root context. Without `--watch` the process ends when a plugin emits `loader/exit` (or on
- * SIGINT/SIGTERM); with `--watch` it stays up and reloads on every change of the config or of a
- * loaded plugin file. Warnings and errors go to stderr.
+ * root context. Without `--watch` the process ends when a plugin emits `loader/exit` — once every
+ * pending background subagent has delivered its result — or at once on SIGINT/SIGTERM; with
+ * `--watch` it stays up and reloads on every change of the config or of a loaded plugin file.
+ * Warnings and errors go to stderr.
  */
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { isLocale, type Locale } from '../lib/i18n.ts'
 import { text } from '../locales/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
+import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
 
 function summary(report: ReloadReport, locale: Locale): string {
   const parts: string[] = []
@@ -38,7 +40,8 @@ async function start(file: string, watch: boolean, locale: Locale): Promise<void
   process.on('SIGHUP', () => void loader.reload().catch(() => {}))
 
   loader.on('exit', (code) => {
-    if (!watch) return void exit(code)
+    // a background child still running would be cancelled by the teardown and its result lost
+    if (!watch) return void backgroundSettled().then(() => exit(code))
     process.stderr.write(`${text(locale, 'cli.stillWatching', { code })}\n`)
   })
   loader.on('reloaded', (report) => {

@@ -1,7 +1,8 @@
 /**
  * `DemoDriver` (demo): creates a parent agent, gives it the context turn and the delegation task,
- * then emits `loader/exit` — 0 when every turn and every child completed, else 1. With no API key
- * the parent and its children run on the scripted model (`demo/script.ts`).
+ * waits until no background child is pending and the turns their results started have ended, then
+ * emits `loader/exit` — 0 when every turn and every child completed, else 1. With no API key the
+ * parent and its children run on the scripted model (`demo/script.ts`).
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
@@ -11,6 +12,7 @@ import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
 import type {} from '../plugins/loader/index.ts'
 import type {} from '../plugins/scripted-model/index.ts'
+import type {} from '../plugins/subagent-tool/index.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 import { demoReply } from './script.ts'
 import { story } from './story.ts'
@@ -92,6 +94,7 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
     write(text(locale, 'demo.parent', { id: agent.id.slice(0, 8) }))
     const parentUsage: Usage = { inputTokens: 0, outputTokens: 0 }
     let isComplete = true
+    const background = ctx.subagentTool
     for (const message of [texts.context, texts.task]) {
       agent.followup(message)
       await agent.whenIdle()
@@ -99,6 +102,12 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
         isComplete = false
         break
       }
+    }
+    // background children report by starting turns of their own: the demo ends after those
+    while (isComplete && isActive && background.pending(agent).length) {
+      await background.settled(agent)
+      await agent.whenIdle()
+      if (lastTurnEnd(agent)?.kind !== 'completed') isComplete = false
     }
     // unloaded mid-run (hot reload): the parent is gone, and so is the audience
     if (!isActive) return 1
@@ -131,7 +140,7 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
 }
 
 export namespace DemoDriver {
-  export const inject = ['agents', 'systemPrompt', 'scripted', 'inprocessRun']
+  export const inject = ['agents', 'systemPrompt', 'scripted', 'inprocessRun', 'subagentTool']
   export interface Config {
     provider: string
     model?: string

@@ -1,7 +1,8 @@
 /**
  * The scripted model's side of the demo: one function that answers every request by looking at
  * it (who asks, which tools it has, which results came back), so the script does not depend on
- * the order in which the scripted model is called.
+ * the order in which the scripted model is called. Children answer after small delays, so the
+ * four children of the fan-out overlap and finish out of order.
  */
 import type { ScriptedResponse } from '../plugins/scripted-model/index.ts'
 import type { ContentBlock, ModelMessage, ModelRequest } from '../lib/types.ts'
@@ -35,59 +36,80 @@ function subagentResults(messages: readonly ModelMessage[]): string[] {
   )
 }
 
+/** Child answer delays (ms): they overlap, and finish in another order than the parent asked. */
+export const CHILD_DELAYS_MS: Readonly<Record<string, number>> = Object.freeze({
+  'migration-note': 60,
+  changelog: 20,
+  checklist: 40,
+  'compat-scan': 120,
+})
+
+const COMPAT_SCAN_PROMPT = 'Find every mention of `peek()` left in README.md and docs/, and say what each should become.'
+
+/** The text of the last user message, and whether a plugin (a background delivery) sent it. */
+function lastUserText(messages: readonly ModelMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return textOf(messages[i].content)
+  return ''
+}
+
 function parentReply(request: ModelRequest): ScriptedResponse {
   const users = request.messages.filter((message) => message.role === 'user').length
   if (users < 2) {
     return { text: 'Noted: tinyqueue 2.0 drops Node 16 and renames `peek()` to `top()`. Tell me what to prepare.' }
   }
+  const delivered = lastUserText(request.messages)
+  if (delivered.startsWith('Background subagent')) {
+    const report = delivered.split('\n').slice(1).join(' ')
+    return { text: `Compat scan is back: ${report} I will fix both before tagging.` }
+  }
   const results = subagentResults(request.messages)
-  switch (results.length) {
-    case 0:
-      return {
-        toolCalls: [{
+  if (results.length === 0) {
+    // one step, four calls: the host runs them side by side; the last one in the background
+    return {
+      toolCalls: [
+        {
           name: 'subagent',
           arguments: {
             mode: 'spawn',
             label: 'migration-note',
             prompt: 'Write a two-sentence migration note for tinyqueue 2.0 users: `peek()` is renamed to `top()` with unchanged behaviour, and Node 16 is no longer supported.',
           },
-        }],
-      }
-    case 1:
-      return {
-        toolCalls: [{
-          name: 'subagent',
-          arguments: { mode: 'fork', label: 'changelog', prompt: 'Write the 2.0.0 changelog entry from what we discussed.' },
-        }],
-      }
-    case 2:
-      return {
-        toolCalls: [{
+        },
+        { name: 'subagent', arguments: { mode: 'fork', label: 'changelog', prompt: 'Write the 2.0.0 changelog entry from what we discussed.' } },
+        {
           name: 'subagent',
           arguments: { label: 'checklist', prompt: 'List the release checklist for tinyqueue 2.0.', output_schema: CHECKLIST_SCHEMA },
-        }],
-      }
-    default: {
-      let steps = '?'
-      try {
-        steps = String((JSON.parse(results[2]) as { steps: unknown[] }).steps.length)
-      } catch {
-        // a failed run: its text is not JSON
-      }
-      return {
-        text: [
-          `Migration note: ${results[0].split('. ')[0]}.`,
-          'Changelog: drafted by a forked subagent from our conversation.',
-          `Checklist: ${steps} steps for 2.0.0, marked breaking.`,
-        ].join('\n'),
-      }
+        },
+        { name: 'subagent', arguments: { label: 'compat-scan', background: true, prompt: COMPAT_SCAN_PROMPT } },
+      ],
     }
+  }
+  let steps = '?'
+  try {
+    steps = String((JSON.parse(results[2] ?? '') as { steps: unknown[] }).steps.length)
+  } catch {
+    // a failed run: its text is not JSON
+  }
+  return {
+    text: [
+      `Migration note: ${(results[0] ?? '').split('. ')[0]}.`,
+      'Changelog: drafted by a forked subagent from our conversation.',
+      `Checklist: ${steps} steps for 2.0.0, marked breaking.`,
+      'Compat scan: still running in the background; it reports when done.',
+    ].join('\n'),
   }
 }
 
 function childReply(request: ModelRequest): ScriptedResponse {
+  const task = lastUserText(request.messages)
   if (request.tools?.some((tool) => tool.name === 'structured_output')) {
-    return { toolCalls: [{ name: 'structured_output', arguments: CHECKLIST }] }
+    return { toolCalls: [{ name: 'structured_output', arguments: CHECKLIST }], delayMs: CHILD_DELAYS_MS.checklist }
+  }
+  if (task === COMPAT_SCAN_PROMPT) {
+    return {
+      text: 'Two mentions remain: the usage example in README.md and the method list in docs/api.md; both should say `top()`.',
+      delayMs: CHILD_DELAYS_MS['compat-scan'],
+    }
   }
   const seedLength = request.agent.session.header.seedLength ?? 0
   if (seedLength > 0) {
@@ -99,10 +121,12 @@ function childReply(request: ModelRequest): ScriptedResponse {
         '- Breaking: `peek()` is renamed to `top()`; behaviour is unchanged.',
         `(written from the ${seen} messages of the conversation I was forked from)`,
       ].join('\n'),
+      delayMs: CHILD_DELAYS_MS.changelog,
     }
   }
   return {
     text: 'Replace every `queue.peek()` call with `queue.top()`; the method behaves exactly as before. tinyqueue 2.0 also requires Node 18 or later, so upgrade Node first if you are still on 16.',
+    delayMs: CHILD_DELAYS_MS['migration-note'],
   }
 }
 

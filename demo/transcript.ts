@@ -21,10 +21,12 @@ import { hasText, type Locale, localeOption, localizeConfig, localizeDiagnostic,
 
 const LABEL_WIDTH = 11
 
-type Label = 'user' | 'assistant' | 'tool' | 'task' | 'structured' | ''
+type Label = 'user' | 'assistant' | 'tool' | 'task' | 'structured' | 'plugin' | ''
 
 interface SessionView {
   depth: number
+  /** The run's label, once `subagent/start` named the child. */
+  label?: string
   /** Events seen before the child was announced by `subagent/start`. */
   pending?: SessionEvent[]
   turnStartedAt?: number
@@ -111,6 +113,7 @@ function toolCallText(block: Extract<ContentBlock, { type: 'tool-call' }>, width
   if (block.name === 'subagent' && typeof args.prompt === 'string') {
     const how = [String(args.mode ?? 'spawn'), ...(args.label ? [JSON.stringify(args.label)] : [])]
     if (args.output_schema) how.push(text(locale, 'transcript.withOutputSchema'))
+    if (args.background === true) how.push(text(locale, 'transcript.inBackground'))
     return `→ subagent (${how.join(', ')}): ${args.prompt}`
   }
   return shorten(`→ ${block.name} ${JSON.stringify(args)}`, width)
@@ -162,6 +165,7 @@ export class TranscriptPrinter {
     this.#frame(info.depth, '┌─', details.join(' · '))
     let view = this.#sessions.get(info.childId)
     if (!view) this.#sessions.set(info.childId, (view = { depth: info.depth, turnUsage: { inputTokens: 0, outputTokens: 0 } }))
+    view.label = info.label
     const pending = view.pending ?? []
     view.pending = undefined
     for (const event of pending) this.#print(view, event)
@@ -197,7 +201,9 @@ export class TranscriptPrinter {
         return
       case 'user/message': {
         const data = event.data as SessionEventData['user/message']
-        this.#block(depth, depth > 0 ? 'task' : 'user', textOf(data.content))
+        const label = depth > 0 ? 'task' : data.source.kind === 'plugin' ? 'plugin' : 'user'
+        // a child's task line always follows its own frame line: no tag needed
+        this.#block(depth, label, textOf(data.content))
         return
       }
       case 'assistant/message': {
@@ -207,16 +213,18 @@ export class TranscriptPrinter {
           view.turnUsage.outputTokens += data.usage.outputTokens
         }
         const text = textOf(data.content)
-        if (text) this.#block(depth, 'assistant', data.interrupted ? `${text} ${this.#text('interrupted')}` : text)
+        if (text) this.#block(depth, 'assistant', this.#tagged(view, data.interrupted ? `${text} ${this.#text('interrupted')}` : text))
         for (const block of data.content) {
-          if (block.type === 'tool-call') this.#block(depth, 'assistant', toolCallText(block, this.#textWidth(depth), this.#locale))
+          if (block.type === 'tool-call') {
+            this.#block(depth, 'assistant', this.#tagged(view, toolCallText(block, this.#textWidth(depth), this.#locale)))
+          }
         }
         return
       }
       case 'tool/result': {
         const data = event.data as SessionEventData['tool/result']
         const mark = data.isError ? '✗' : '✓'
-        this.#line(depth, 'tool', shorten(`${data.name} ${mark} ${textOf(data.content)}`, this.#textWidth(depth)))
+        this.#line(depth, 'tool', shorten(this.#tagged(view, `${data.name} ${mark} ${textOf(data.content)}`), this.#textWidth(depth)))
         return
       }
       case 'turn/end': {
@@ -232,6 +240,14 @@ export class TranscriptPrinter {
         return
       }
     }
+  }
+
+  /**
+   * A child's text, prefixed with `[label]` while several runs are live: their lines interleave
+   * (concurrent and background children), and the prefix tells them apart.
+   */
+  #tagged(view: SessionView, text: string): string {
+    return view.depth > 0 && view.label && this.#runs.size > 1 ? `[${view.label}] ${text}` : text
   }
 
   /** Room left for text after the indent and the label column. */

@@ -226,6 +226,11 @@ export interface SubagentStartRequest {
   maxDepth?: number
   toolFilter?: { allow?: string[]; deny?: string[] }
   persona?: string
+  /**
+   * SPEC §8.3: the child sees at most the global tools the parent sees at start (a snapshot), and
+   * `toolFilter` only narrows that. Default `false` (SPEC §2.2's flat scope).
+   */
+  inheritRestrictions?: boolean
 }
 
 export interface SubagentStartOptions {

@@ -33,15 +33,24 @@ export function childHeader(plan: StartPlan): NonNullable<CreateAgentOptions['he
 /** Whether the child needs a setup window at all (a plain spawn does not, and costs no fiber). */
 export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean {
   const { request } = plan
-  return hasSetupListeners || request.persona !== undefined || request.toolFilter !== undefined
+  return (
+    hasSetupListeners || request.persona !== undefined || request.toolFilter !== undefined || plan.inheritedTools !== undefined
+  )
 }
 
 /**
- * Persona and tool filter, registered through the child's own context so they are scoped to it
- * and vanish with it. An unknown tool name throws and so rolls the creation back.
+ * Persona, inherited ceiling and tool filter, registered through the child's own context so they
+ * are scoped to it and vanish with it. Restrictions compose (a tool must pass each), so the filter
+ * can only narrow the ceiling. An unknown tool name in the filter throws and so rolls the creation back.
  */
 export function applyRequestScope(child: Agent, plan: StartPlan): void {
   const { persona, toolFilter } = plan.request
   if (persona !== undefined) child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
+  const inherited = plan.inheritedTools
+  if (inherited !== undefined) {
+    const tools = child.ctx.tools
+    // a tool unregistered since the snapshot is hidden anyway, and must not fail the start
+    tools.restrict({ allow: inherited.filter((name) => tools.get(name) !== undefined) })
+  }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
 }

@@ -15,6 +15,8 @@ export const abortedBeforePublication = 'subagent request was aborted before chi
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
   #depthCap: number
+  /** With `inheritRestrictions`: the global tools the parent saw at entry, the child's ceiling. */
+  inheritedTools?: readonly string[]
   /** Claimed capability fields and their validators; made on the first claim. */
   claims?: Map<string, (() => void) | undefined>
 
@@ -66,7 +68,10 @@ function assertRequestShape(request: SubagentStartRequest): void {
       if (problem) throw new TypeError(`subagent request prompt block ${i} ${problem}`)
     }
   }
-  const { label, persona, agentOptions, toolFilter } = request
+  const { label, persona, agentOptions, toolFilter, inheritRestrictions } = request
+  if (inheritRestrictions !== undefined && typeof inheritRestrictions !== 'boolean') {
+    throw new TypeError('subagent request inheritRestrictions must be a boolean')
+  }
   if (label !== undefined && typeof label !== 'string') throw new TypeError('subagent request label must be a string')
   if (persona !== undefined && typeof persona !== 'string') throw new TypeError('subagent request persona must be a string')
   if (agentOptions !== undefined && (typeof agentOptions !== 'object' || agentOptions === null || Array.isArray(agentOptions))) {
@@ -111,4 +116,17 @@ export function admit(plan: StartPlan): void {
     if (!plan.claims?.has(field)) throw new UnsupportedCapabilityError(field)
     plan.claims.get(field)?.()
   }
+}
+
+/**
+ * SPEC §8.3, after step 6: records the global tools the parent sees now as the child's ceiling.
+ * Throws `TypeError` `subagent tool "<name>" is not available to the parent` for a
+ * `toolFilter.allow` name outside it (unknown names included): a filter may only narrow.
+ */
+export function inheritRestrictions(plan: StartPlan, parentTools: readonly string[]): void {
+  const visible = new Set(parentTools)
+  for (const name of plan.request.toolFilter?.allow ?? []) {
+    if (!visible.has(name)) throw new TypeError(`subagent tool "${name}" is not available to the parent`)
+  }
+  plan.inheritedTools = parentTools
 }

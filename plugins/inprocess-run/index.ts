@@ -12,9 +12,9 @@ import type {
   SubagentStartOptions,
   SubagentStartRequest,
 } from '../../lib/types.ts'
-import type { Agents } from '../host/index.ts'
+import type { Agents, Tools } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
-import { admit, enter, type StartPlan } from './entry-checks.ts'
+import { admit, enter, inheritRestrictions, type StartPlan } from './entry-checks.ts'
 import { Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
@@ -65,6 +65,7 @@ export class InProcessRun {
   // callers skip the tracing proxy that a Service pays on every method access
   private readonly dispatch: Dispatch
   private readonly agents: Agents
+  private readonly tools: Tools
 
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
@@ -72,6 +73,7 @@ export class InProcessRun {
       logger.warn(`a "${event}" listener failed: ${thrownMessage(error)}`)
     })
     this.agents = rawService(ctx.agents)
+    this.tools = rawService(ctx.tools)
     ctx.provide('inprocessRun', this)
   }
 
@@ -86,6 +88,7 @@ export class InProcessRun {
       const dispatch = this.dispatch
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       admit(plan)
+      if (request.inheritRestrictions) inheritRestrictions(plan, this.tools.visibleGlobals(request.parent))
       return this.create(plan)
     } catch (error) {
       return Promise.reject(error)
@@ -129,7 +132,7 @@ export class InProcessRun {
 }
 
 export namespace InProcessRun {
-  export const inject = ['agents']
+  export const inject = ['agents', 'tools']
 }
 
 export default InProcessRun

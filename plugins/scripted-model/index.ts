@@ -1,6 +1,6 @@
 /**
  * `ScriptedModel`: the embedded default model and the test double (SPEC §1.7). Deterministic, no
- * timers: each model call takes the next scripted entry.
+ * timers unless an entry asks for a `delayMs`: each model call takes the next scripted entry.
  */
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
@@ -25,6 +25,11 @@ export interface ScriptedResponse {
   toolCalls?: ScriptedToolCall[]
   finish?: 'stop' | 'max-tokens'
   usage?: Usage
+  /**
+   * Waits this long (a timer, ended early by the request signal) before streaming: for demos of
+   * overlapping runs. Tests leave it unset and stay timer-free.
+   */
+  delayMs?: number
 }
 
 /** One scripted answer: a response, a function of the request, `'hang'`, or an `Error` to throw. */
@@ -39,6 +44,22 @@ function waitForAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     if (signal.aborted) return reject(signal.reason)
     signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+  })
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
   })
 }
 
@@ -95,6 +116,7 @@ export class ScriptedModel extends Service {
       await waitForAbort(request.signal)
       return
     }
+    if (entry.delayMs) await delay(entry.delayMs, request.signal)
     if (entry.text) yield { type: 'text-delta', text: entry.text }
     const calls = entry.toolCalls ?? []
     for (const call of calls) {

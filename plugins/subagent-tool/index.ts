@@ -4,10 +4,41 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { rawService } from '../../lib/dispatch.ts'
+import { thrownMessage } from '../../lib/errors.ts'
+import type { Agent } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
+import { type BackgroundRunInfo, backgroundSettled, pendingRuns } from './background.ts'
 import { subagentTool } from './tool.ts'
+
+declare module 'cordis' {
+  interface Context {
+    subagentTool: SubagentToolService
+  }
+}
+
+/** `ctx.subagentTool`: the background runs of a parent (SPEC §8.2). */
+export interface SubagentToolService {
+  /**
+   * `{runId, label}` of the parent's live background runs, in start order; `[]` once it is
+   * disposed. Throws `TypeError` `subagentTool.pending parent must be an agent` for anything else.
+   */
+  pending(parent: Agent): BackgroundRunInfo[]
+  /**
+   * Resolves once the parent (without one: every parent in the process) has no pending background
+   * run left: each result was delivered or dropped with its parent. Never rejects.
+   */
+  settled(parent?: Agent): Promise<void>
+}
+
+export {
+  BACKGROUND_DELIVERED_EVENT,
+  BACKGROUND_START_EVENT,
+  interruptedBackgroundRuns,
+} from '../../lib/background-record.ts'
+export { type BackgroundRunInfo, backgroundSettled } from './background.ts'
 
 export {
   CANCELLED_HEADING,
@@ -35,18 +66,32 @@ export {
  */
 export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   const locale = config?.locale ?? 'en-US'
+  const logger = ctx.logger('subagent-tool')
+  // held directly: a background run may report after this plugin was unloaded
+  const agents = rawService(ctx.agents)
   ctx.tools.register(
     subagentTool({
       description: config?.description || text(locale, 'subagentTool.description'),
       locale,
       maxDepth: config?.maxDepth,
       driver: () => ctx.inprocessRun,
+      report: (error) => logger.warn(`a background subagent could not be delivered: ${thrownMessage(error)}`),
     }),
   )
+  const service: SubagentToolService = {
+    pending: (parent) => {
+      if (typeof parent !== 'object' || parent === null || typeof parent.id !== 'string') {
+        throw new TypeError('subagentTool.pending parent must be an agent')
+      }
+      return agents.get(parent.id) === parent ? pendingRuns(parent) : []
+    },
+    settled: (parent) => backgroundSettled(parent),
+  }
+  ctx.provide('subagentTool', service)
 }
 
 export namespace SubagentTool {
-  export const inject = ['inprocessRun', 'tools']
+  export const inject = ['agents', 'inprocessRun', 'tools']
   export interface Config {
     description?: string
     maxDepth?: number

@@ -5,6 +5,7 @@ import { SubagentError } from '../../lib/errors.ts'
 import type { JsonSchema, SubagentStartRequest, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { InProcessRun } from '../inprocess-run/index.ts'
+import { adoptBackgroundRun } from './background.ts'
 import { toToolResult } from './outcome.ts'
 
 export const TOOL_NAME = 'subagent'
@@ -35,6 +36,7 @@ export function toolParameters(locale: Locale): JsonSchema {
         additionalProperties: false,
         description: describe('tools'),
       },
+      background: { type: 'boolean', description: describe('background') },
     },
     required: ['prompt'],
     additionalProperties: false,
@@ -52,6 +54,7 @@ export interface SubagentToolArgs {
   output_schema?: JsonSchema
   persona?: string
   tools?: { allow?: string[]; deny?: string[] }
+  background?: boolean
 }
 
 export interface ToolOptions {
@@ -62,13 +65,20 @@ export interface ToolOptions {
   maxDepth?: number
   /** The driver, read at call time. */
   driver(): InProcessRun
+  /** Where a background run's delivery reports a fault that is not the run's own outcome. */
+  report(error: unknown): void
 }
 
-/** The start request for one call: the calling agent is the parent, the call's signal the signal. */
+/**
+ * The start request for one call: the calling agent is the parent, the call's signal the signal.
+ * A background run gets a signal of its own instead: it outlives the turn that started it.
+ */
 export function startRequest(args: SubagentToolArgs, exec: ToolExecution, maxDepth?: number): SubagentStartRequest {
   const parent = exec.agent
   if (!parent) throw new SubagentError('NO_CALLING_AGENT', NO_CALLING_AGENT_MESSAGE)
-  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal: exec.signal }
+  const signal = args.background ? new AbortController().signal : exec.signal
+  // a model must never reach through a child a tool it was denied (SPEC §8.3)
+  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal, inheritRestrictions: true }
   if (args.label !== undefined) request.label = args.label
   if (args.persona !== undefined) request.persona = args.persona
   if (args.tools !== undefined) request.toolFilter = args.tools
@@ -79,7 +89,8 @@ export function startRequest(args: SubagentToolArgs, exec: ToolExecution, maxDep
 
 /**
  * The tool definition. A start error propagates, so the host renders it `Error: <message>` and
- * keeps its `code`; once a run exists it is disposed before the call returns, on every path.
+ * keeps its `code`. A foreground run is disposed before the call returns, on every path; a
+ * background run is handed to its parent (`background.ts`) and the call returns the start text.
  */
 export function subagentTool(options: ToolOptions): ToolDefinition {
   return {
@@ -91,6 +102,12 @@ export function subagentTool(options: ToolOptions): ToolDefinition {
       const request = startRequest(args, exec, options.maxDepth)
       const driver = options.driver()
       const run = await (args.mode === 'fork' ? driver.fork(request) : driver.spawn(request))
+      if (args.background) {
+        const label = args.label ?? run.id
+        adoptBackgroundRun(request.parent, run, label, options)
+        const started = text(options.locale, 'subagentTool.background.started', { label, runId: run.id })
+        return { isError: false, content: [{ type: 'text', text: started }] }
+      }
       try {
         return toToolResult(await run.result, options.locale)
       } finally {

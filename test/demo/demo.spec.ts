@@ -29,18 +29,44 @@ describe('the demo (npm start)', function () {
     expect(outcome.stdout).to.include('model: scripted/demo (no DEEPSEEK_API_KEY or OPENAI_API_KEY')
   })
 
-  it('shows a spawned, a forked and a structured child, each completed', () => {
+  it('starts a spawned, a forked, a structured and a background child in one step, in model order', () => {
     const lines = outcome.stdout.split('\n')
     expect(lines.filter((line) => line.includes('┌─ child ')).map((line) => line.split(' · ').slice(0, 2).join(' · ').trim())).to.deep.equal([
       '┌─ child "migration-note" · spawn',
       '┌─ child "changelog" · fork',
       '┌─ child "checklist" · spawn',
+      '┌─ child "compat-scan" · spawn',
     ])
-    expect(lines.filter((line) => line.includes('└─ ')).map((line) => line.split(' · ')[0].trim())).to.deep.equal([
-      '└─ "migration-note" completed',
+    expect(outcome.stdout).to.include('assistant  → subagent (spawn, "compat-scan", in the background): ')
+  })
+
+  it('completes every child', () => {
+    const ends = outcome.stdout
+      .split('\n')
+      .filter((line) => line.includes('└─ '))
+      .map((line) => line.split(' · ')[0].trim())
+    // the finishing order follows the children's scripted delays, not the call order: not asserted
+    expect([...ends].sort()).to.deep.equal([
       '└─ "changelog" completed',
       '└─ "checklist" completed',
+      '└─ "compat-scan" completed',
+      '└─ "migration-note" completed',
     ])
+  })
+
+  it('hands the parent the foreground results in model order, the background call as its start text', () => {
+    const results = outcome.stdout.split('\n').filter((line) => line.startsWith('tool       subagent '))
+    expect(results).to.have.length(4)
+    expect(results[0]).to.match(/^tool {7}subagent ✓ Replace every `queue\.peek\(\)` call/)
+    expect(results[1]).to.match(/^tool {7}subagent ✓ ## tinyqueue 2\.0\.0/)
+    expect(results[2]).to.match(/^tool {7}subagent ✓ \{"version":"2\.0\.0"/)
+    expect(results[3]).to.match(/^tool {7}subagent ✓ subagent "compat-scan" started in the background as run /)
+  })
+
+  it('delivers the background result to the parent as a message, and the parent answers it', () => {
+    expect(outcome.stdout).to.match(/\nmessage {4}Background subagent "compat-scan" \(run [0-9a-f-]+\) finished:\n/)
+    expect(outcome.stdout).to.match(/\nassistant {2}Compat scan is back: /)
+    expect(outcome.stdout).to.match(/turn 3 completed/)
   })
 
   it('indents the children under the parent', () => {
@@ -52,7 +78,7 @@ describe('the demo (npm start)', function () {
   })
 
   it('ends with the summary line', () => {
-    expect(outcome.stdout).to.match(/\ndone: 3 of 3 subagents completed · [\d,]+ in \/ [\d,]+ out tokens in all · \d+ ms\n$/)
+    expect(outcome.stdout).to.match(/\ndone: 4 of 4 subagents completed · [\d,]+ in \/ [\d,]+ out tokens in all · \d+ ms\n$/)
   })
 })
 

@@ -58,4 +58,30 @@ describe('TranscriptPrinter', () => {
     printer.event(session('parent'), event(0, 'assistant/message', { turn: 1, step: 1, content: text('a\nb\nc\nd\ne') }))
     expect(lines).to.deep.equal(['assistant  a', '           b', '           … (3 more lines)'])
   })
+
+  it('tags the lines of a child with its label while another child runs beside it', () => {
+    const first = session('first', { origin: 'subagent', delegationDepth: 1 })
+    const second = session('second', { origin: 'subagent', delegationDepth: 1 })
+    printer.start(info('first', 1), first)
+    printer.start(info('second', 1), second)
+    lines.length = 0
+    printer.event(second, event(2, 'assistant/message', { turn: 1, step: 1, content: text('second answer') }))
+    printer.end(info('second', 1, { stopReason: 'completed' }))
+    printer.event(first, event(2, 'assistant/message', { turn: 1, step: 1, content: text('first answer') }))
+    expect(lines[0]).to.equal('  │ assistant  [second] second answer')
+    expect(lines[1]).to.match(/^ {2}└─ "second" completed · \d+\.\d ms$/)
+    expect(lines[2]).to.equal('  │ assistant  first answer')
+  })
+
+  it('labels a message a plugin sent to the parent apart from user input', () => {
+    const parent = session('parent')
+    printer.event(parent, event(0, 'user/message', { content: text('Background subagent "scan" (run r1) finished:'), source: { kind: 'plugin' } }))
+    expect(lines).to.deep.equal(['message    Background subagent "scan" (run r1) finished:'])
+  })
+
+  it('marks a subagent call that runs in the background', () => {
+    const call = { type: 'tool-call', id: 'c1', name: 'subagent', arguments: JSON.stringify({ prompt: 'scan', label: 'scan', background: true }) }
+    printer.event(session('parent'), event(0, 'assistant/message', { turn: 1, step: 1, content: [call] }))
+    expect(lines).to.deep.equal(['assistant  → subagent (spawn, "scan", in the background): scan'])
+  })
 })

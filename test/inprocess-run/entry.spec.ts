@@ -169,6 +169,7 @@ describe('InProcessRun request shape', () => {
     ['agentOptions that are not an object', { agentOptions: 'fast' }, 'subagent request agentOptions must be an object'],
     ['a tool filter that is not an object', { toolFilter: ['read'] }, 'subagent request toolFilter must be an object'],
     ['a tool filter with non-string names', { toolFilter: { deny: [1] } }, 'subagent request toolFilter.deny must be an array of tool names'],
+    ['an inheritRestrictions that is not a boolean', { inheritRestrictions: 'yes' }, 'subagent request inheritRestrictions must be a boolean'],
   ]
   for (const [what, field, message] of cases) {
     it(`rejects ${what} before creating anything`, async () => {

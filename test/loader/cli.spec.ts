@@ -49,3 +49,66 @@ describe('subagent-inprocess start', function () {
     expect(outcome.stderr).to.match(/^unknown locale "fr-FR" \(en-US or zh-CN\)/)
   })
 })
+
+describe('subagent-inprocess start with background subagents', function () {
+  this.timeout(60_000)
+  let space: Workspace
+
+  beforeEach(() => {
+    space = workspace()
+  })
+
+  afterEach(() => space.cleanup())
+
+  it('waits for a pending background subagent to deliver before it exits', async () => {
+    const root = new URL('../../', import.meta.url).pathname
+    // the child answers after a short timer, so it is still pending when the plugin asks to exit
+    space.write(
+      'background.ts',
+      `import type { Context } from 'cordis'
+import type { ModelRequest, StreamPart } from '${root}lib/types.ts'
+export default function BackgroundProbe(ctx: Context) {
+  ctx.models.register('probe', {
+    async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
+      const isChild = (request.agent.session.header.delegationDepth ?? 0) > 0
+      if (isChild) {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        yield { type: 'text-delta', text: 'slow done' }
+      } else if (request.messages.length === 1) {
+        yield { type: 'tool-call', id: 'call_bg', name: 'subagent', arguments: JSON.stringify({ prompt: 'slow task', label: 'late', background: true }) }
+      } else {
+        yield { type: 'text-delta', text: 'ok' }
+      }
+      yield { type: 'finish', reason: 'stop' }
+    },
+  })
+  ctx.on('session/event', (session, event) => {
+    const data = event.data as { source?: { kind: string }; content?: { text: string }[] }
+    if (event.type === 'user/message' && data.source?.kind === 'plugin') process.stdout.write('delivered: ' + data.content![0].text + '\\n')
+  })
+  void (async () => {
+    const { agent } = await ctx.agents.create({ agentOptions: { provider: 'probe', model: 'probe' } })
+    agent.followup('start it')
+    await agent.whenIdle()
+    process.stdout.write('pending: ' + ctx.subagentTool.pending(agent).map((run) => run.label).join(',') + '\\n')
+    ctx.emit('loader/exit', 0)
+  })()
+}
+BackgroundProbe.inject = ['agents', 'models', 'subagentTool']
+`,
+    )
+    space.write(
+      'cordis.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  inprocess-run: { path: ${root}plugins/inprocess-run/index.ts }
+  subagent-tool: { path: ${root}plugins/subagent-tool/index.ts }
+  probe: { path: ./background.ts }
+`,
+    )
+    const outcome = await runCli(['start', space.configFile])
+    expect(outcome.stderr).to.equal('')
+    expect(outcome.code).to.equal(0)
+    expect(outcome.stdout).to.match(/^pending: late\ndelivered: Background subagent "late" \(run [0-9a-f-]+\) finished:\nslow done\n$/)
+  })
+})

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import sinon from 'sinon'
 import { Context } from 'cordis'
 import type { Agent, ModelAdapter, ModelRequest, StreamPart } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
@@ -315,5 +316,57 @@ describe('model routes of one provider registered twice', () => {
     expect(host.root.models.resolve('x', agent)).to.equal(second)
     removeSecond()
     expect(host.root.models.resolve('x', agent)).to.equal(undefined)
+  })
+})
+
+describe('ScriptedModel: delayed entries', () => {
+  let clock: sinon.SinonFakeTimers | undefined
+
+  afterEach(() => {
+    clock?.restore()
+    clock = undefined
+  })
+
+  it('streams a delayed entry only once its delay has passed', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    s.scripted.push({ text: 'late', delayMs: 50 })
+    const parts: StreamPart[] = []
+    const done = (async () => {
+      for await (const part of adapterOf(s).stream(request(agent))) parts.push(part)
+    })()
+    await clock.tickAsync(49)
+    expect(parts).to.deep.equal([])
+    await clock.tickAsync(1)
+    await done
+    expect(parts).to.deep.equal([
+      { type: 'text-delta', text: 'late' },
+      { type: 'finish', reason: 'stop' },
+    ])
+    clock.restore()
+    clock = undefined
+    await s.end()
+  })
+
+  it('fails a delayed entry with the signal reason when the request aborts during the delay', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    s.scripted.push({ text: 'never', delayMs: 1000 })
+    const controller = new AbortController()
+    const parts: StreamPart[] = []
+    const done = (async () => {
+      for await (const part of adapterOf(s).stream(request(agent, controller.signal))) parts.push(part)
+    })()
+    await clock.tickAsync(10)
+    const reason = new Error('stop waiting')
+    controller.abort(reason)
+    expect(await rejectionOf(done)).to.equal(reason)
+    expect(parts).to.deep.equal([])
+    expect(clock.countTimers()).to.equal(0)
+    clock.restore()
+    clock = undefined
+    await s.end()
   })
 })

@@ -18,11 +18,11 @@ describe('subagent tool: start errors', () => {
     await fixture.close()
   })
 
-  it('reports an allowed tool name that no global tool has', async () => {
+  it('reports an allowed tool name that no global tool has as one the parent cannot see', async () => {
     const fixture = await createFixture()
     const { result, agentsAtResult } = await delegate(fixture, { prompt: 'task', tools: { allow: ['nope'] } })
-    expect(result.code).to.equal('UNKNOWN_TOOL')
-    expect(textOf(result)).to.equal('Error: unknown global tool "nope"')
+    expect(result.code).to.equal('TOOL_FAILED')
+    expect(textOf(result)).to.equal('Error: subagent tool "nope" is not available to the parent')
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
     await fixture.close()
   })

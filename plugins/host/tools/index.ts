@@ -190,6 +190,17 @@ export class Tools extends Service {
   }
 
   /**
+   * Names of the global tools the agent sees after its restrictions (its own scoped tools left out,
+   * even where they shadow a global one), sorted. Without an agent: every global tool.
+   */
+  visibleGlobals(agent?: Agent): string[] {
+    const scope = agentScope(agent)
+    const names: string[] = []
+    for (const name of this.globals.keys()) if (!isRestricted(name, scope)) names.push(name)
+    return names.sort()
+  }
+
+  /**
    * True when the tool `name`, as the agent sees it, may run beside its neighbours in one step
    * (`ToolDefinition.concurrent`); false for an unknown or hidden tool.
    */
@@ -218,11 +229,7 @@ export class Tools extends Service {
     const own = scope?.tools?.get(name)
     if (own) return own
     const global = this.globals.get(name)
-    if (!global || !scope?.restrictions) return global
-    for (const { allow, deny } of scope.restrictions) {
-      if ((allow && !allow.has(name)) || deny?.has(name)) return undefined
-    }
-    return global
+    return global && !isRestricted(name, scope) ? global : undefined
   }
 
   private globalList(): readonly ToolSchema[] {
@@ -239,6 +246,15 @@ export class Tools extends Service {
       this.globalSchemas = undefined
     }
   }
+}
+
+/** True when one of the agent's restrictions hides the global tool `name` from it. */
+function isRestricted(name: string, scope: AgentScope | undefined): boolean {
+  if (!scope?.restrictions) return false
+  for (const { allow, deny } of scope.restrictions) {
+    if ((allow && !allow.has(name)) || deny?.has(name)) return true
+  }
+  return false
 }
 
 function toSchema(tool: ScopedTool): ToolSchema {

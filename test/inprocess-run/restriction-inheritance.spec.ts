@@ -1,0 +1,137 @@
+import { expect } from 'chai'
+import type { ToolDefinition } from '../../lib/types.ts'
+import { createDriverHost, type DriverHost } from '../support/driver.ts'
+
+function tool(name: string): ToolDefinition {
+  return { name, description: name, parameters: { type: 'object' }, execute: () => name }
+}
+
+async function hostWithTools(...names: string[]): Promise<DriverHost> {
+  const host = await createDriverHost()
+  for (const name of names) host.root.tools.register(tool(name))
+  return host
+}
+
+/** Names of the tools the child's first model request carried. */
+function childTools(host: DriverHost): string[] | undefined {
+  return host.scripted.requests[0]?.tools?.map((schema) => schema.name)
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
+  it('hides from the child a global tool its parent is denied', async () => {
+    const host = await hostWithTools('read', 'shell')
+    host.parent.ctx.tools.restrict({ deny: ['shell'] })
+    host.scripted.push({ text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    await run.result
+    expect(childTools(host)).to.deep.equal(['read'])
+    expect(host.root.tools.get('shell', run.agent)).to.equal(undefined)
+    await run.dispose()
+  })
+
+  it('keeps the flat scope without inheritRestrictions: the child sees the tool its parent is denied', async () => {
+    const host = await hostWithTools('read', 'shell')
+    host.parent.ctx.tools.restrict({ deny: ['shell'] })
+    host.scripted.push({ text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    await run.result
+    expect(childTools(host)).to.deep.equal(['read', 'shell'])
+    await run.dispose()
+  })
+
+  it('snapshots the parent tools at start: a global tool registered later stays hidden from the child', async () => {
+    const host = await hostWithTools('read')
+    host.scripted.push({ text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    host.root.tools.register(tool('late'))
+    await run.result
+    expect(host.root.tools.get('late', host.parent)?.name).to.equal('late')
+    expect(host.root.tools.get('late', run.agent)).to.equal(undefined)
+    await run.dispose()
+  })
+
+  it('does not widen the child when the parent loses a restriction after the start', async () => {
+    const host = await hostWithTools('read', 'shell')
+    const lift = host.parent.ctx.tools.restrict({ deny: ['shell'] })
+    host.scripted.push('hang')
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    lift()
+    expect(host.root.tools.get('shell', host.parent)?.name).to.equal('shell')
+    expect(host.root.tools.get('shell', run.agent)).to.equal(undefined)
+    await run.dispose()
+  })
+
+  it('lets the tool filter narrow the inherited tools further', async () => {
+    const host = await hostWithTools('read', 'write', 'shell')
+    host.parent.ctx.tools.restrict({ deny: ['shell'] })
+    host.scripted.push({ text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { deny: ['write'] } }))
+    await run.result
+    expect(childTools(host)).to.deep.equal(['read'])
+    await run.dispose()
+  })
+
+  it('keeps an allow list within the parent tools as the child tools', async () => {
+    const host = await hostWithTools('read', 'write', 'shell')
+    host.parent.ctx.tools.restrict({ deny: ['shell'] })
+    host.scripted.push({ text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { allow: ['write'] } }))
+    await run.result
+    expect(childTools(host)).to.deep.equal(['write'])
+    await run.dispose()
+  })
+
+  it('rejects an allow list naming a tool the parent cannot see, before anything is created', async () => {
+    const host = await hostWithTools('read', 'shell')
+    host.parent.ctx.tools.restrict({ deny: ['shell'] })
+    const base = host.snapshot()
+    const starts: unknown[] = []
+    const off = host.root.on('subagent/setup', (child) => void starts.push(child))
+    const error = await rejection(
+      host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { allow: ['read', 'shell'] } })),
+    )
+    off()
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('subagent tool "shell" is not available to the parent')
+    expect(starts).to.deep.equal([])
+    expect(host.snapshot()).to.deep.equal(base)
+  })
+
+  it('rejects an allow list naming an unknown tool as one the parent cannot see', async () => {
+    const host = await hostWithTools('read')
+    const error = await rejection(host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { allow: ['nope'] } })))
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('subagent tool "nope" is not available to the parent')
+  })
+
+  it('counts a global tool shadowed by a scoped one of the parent only when the parent may see the global one', async () => {
+    const host = await hostWithTools('shell')
+    host.parent.ctx.tools.restrict({ deny: ['shell'] })
+    host.parent.ctx.tools.register({ ...tool('shell'), description: 'the parent own shell' })
+    host.scripted.push({ text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    await run.result
+    expect(childTools(host)).to.equal(undefined)
+    await run.dispose()
+  })
+
+  it('gives a child with inherited tools a scope of its own that leaves with it', async () => {
+    const host = await hostWithTools('read')
+    void host.parent.ctx // the child's scope lives under the parent's: count the parent's first
+    const base = host.snapshot()
+    host.scripted.push({ text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    await run.result
+    await run.dispose()
+    expect(host.snapshot()).to.deep.equal(base)
+  })
+})
