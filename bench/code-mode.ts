@@ -1,10 +1,12 @@
 /**
- * What one `run_code` call costs through the host: the first call of a process (nothing warm), a
- * trivial program, and a program with one nested binding call. Prints one JSON line.
+ * What one `run_code` call costs through the host: the first call right after the plugin loads, a
+ * trivial program, a program with one nested binding call, and one program on a worker started
+ * for it (what the call after a timeout or an abort pays: that worker was terminated).
+ * Prints one JSON line.
  * Run: `npm run bench:code-mode` (`--quick` scales the counts down for smoke runs).
  */
 import { Context } from 'cordis'
-import CodeMode from '../plugins/code-mode/index.ts'
+import CodeMode, { runSandboxed, SandboxPool } from '../plugins/code-mode/index.ts'
 import { Host } from '../plugins/host/index.ts'
 import type { Agent } from '../lib/types.ts'
 
@@ -38,6 +40,22 @@ async function measure(label: string, body: () => Promise<void>): Promise<{ p50:
   return { p50: percentile(samples, 50), p95: percentile(samples, 95) }
 }
 
+/** Median of a trivial program on a pool with no worker yet (the wasm is compiled by then). */
+async function freshWorkerCall(): Promise<number> {
+  log('bench: one program on a new worker')
+  const samples: number[] = []
+  for (let i = 0; i < (quick ? 3 : 9); i++) {
+    const pool = new SandboxPool()
+    const t0 = performance.now()
+    const outcome = await runSandboxed({ code: 'return 1', bindings: {}, pool })
+    samples.push((performance.now() - t0) * 1000)
+    await pool.dispose()
+    if (!outcome.ok) throw new Error(`a fresh worker gave ${outcome.error}`)
+  }
+  samples.sort((a, b) => a - b)
+  return percentile(samples, 50)
+}
+
 async function main(): Promise<void> {
   const started = performance.now()
   const root = new Context()
@@ -55,6 +73,7 @@ async function main(): Promise<void> {
   const nested = await measure('one nested binding call', () => call(root, agent, 'return (await tools.echo({ n: 1 })).n', 1))
   await dispose()
   await fiber.dispose()
+  const fresh = await freshWorkerCall()
 
   const round = (value: number) => Math.round(value * 10) / 10
   process.stdout.write(
@@ -64,6 +83,7 @@ async function main(): Promise<void> {
       trivial_p95_us: round(trivial.p95),
       nested_call_p50_us: round(nested.p50),
       nested_call_p95_us: round(nested.p95),
+      fresh_worker_call_p50_us: round(fresh),
       node: process.version,
       ...(quick ? { quick: true } : {}),
       wall_s: round((performance.now() - started) / 1000),

@@ -18,9 +18,10 @@ export interface ThreadRunOptions {
   names: readonly string[]
   /** Performs one binding call; never rejects for the tool's behaviour. */
   call(name: string, argsJson: string | undefined): Promise<EncodedResult>
-  /** `Date.now()` time at which the run stops with the time limit. */
-  deadline: number
+  /** Wall-clock limit, counted from when the program starts (its interpreter is ready). */
   timeoutMs: number
+  /** Called as the program starts, with the `Date.now()` time at which its time is up. */
+  onStart(deadline: number): void
   memoryBytes: number
 }
 
@@ -103,17 +104,21 @@ class SandboxRun {
   private isCorrupted = false
   private wakeUp?: () => void
   private timer?: ReturnType<typeof setTimeout>
+  private readonly deadline: number
 
   constructor(
     private readonly interpreter: Interpreter,
     private readonly options: ThreadRunOptions,
-  ) {}
+  ) {
+    this.deadline = Date.now() + options.timeoutMs
+  }
 
   async execute(): Promise<SandboxOutcome> {
+    this.options.onStart(this.deadline)
     this.timer = setTimeout(() => {
       this.isTimedOut = true
       this.wake()
-    }, Math.max(0, this.options.deadline - Date.now()))
+    }, this.options.timeoutMs)
     let outcome: SandboxOutcome
     try {
       this.start()
@@ -131,7 +136,7 @@ class SandboxRun {
   }
 
   private readonly shouldInterrupt = (): boolean => {
-    if (!this.isTimedOut && Date.now() >= this.options.deadline) this.isTimedOut = true
+    if (!this.isTimedOut && Date.now() >= this.deadline) this.isTimedOut = true
     return this.isTimedOut
   }
 
@@ -205,6 +210,12 @@ class SandboxRun {
       // only errors the program cannot catch get here: interrupts, or memory gone mid-report
       const error = this.vmError(state.error)
       return this.stopped() ?? this.thrown(error)
+    }
+    // an interrupt that reached an awaiting async function is reported by the prelude as a throw
+    const stopped = this.stopped()
+    if (stopped) {
+      state.value.dispose()
+      return stopped
     }
     if (state.notAPromise) return failed(sandboxMessages.fault('the prelude returned no promise'))
     const text = state.value.consume((value) => (context.typeof(value) === 'string' ? context.getString(value) : undefined))

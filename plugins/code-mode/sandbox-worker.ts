@@ -23,11 +23,9 @@ port.on('message', (message: HostMessage) => {
     return
   }
   const { run } = message
-  const deadline = Date.now() + message.timeoutMs
-  port.postMessage({ type: 'started', run, deadline } satisfies StartedMessage)
   void runInThread({
     ...message,
-    deadline,
+    onStart: (deadline) => port.postMessage({ type: 'started', run, deadline } satisfies StartedMessage),
     call: (name, args) =>
       new Promise<EncodedResult>((resolve) => {
         const call = ++nextCall

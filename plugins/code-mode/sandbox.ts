@@ -37,7 +37,7 @@ export interface SandboxOptions {
  * terminates it: the worker usually stops the program itself and stays reusable.
  */
 const TIMEOUT_GRACE_MS = 50
-/** How long a new worker may take to start a program (loading its modules, compiling the wasm). */
+/** How long a worker may take to start a program (loading its modules, making an interpreter). */
 const WORKER_START_MS = 30_000
 
 let sharedPool: SandboxPool | undefined

@@ -101,7 +101,9 @@ export class SandboxPool {
     if (this.#isDisposed) throw new Error('the sandbox pool is disposed')
     // compiled once per process; a worker that compiled its own would spend ~100 ms on it
     const wasmModule = await compileInterpreter()
-    const worker = new Worker(workerUrl, { workerData: { wasmModule } })
+    // no inherited flags: `--input-type` or a loader's `--import` break or slow a file worker, and
+    // under tsx the entry registers its own loader
+    const worker = new Worker(workerUrl, { workerData: { wasmModule }, execArgv: [] })
     liveWorkers++
     // an idle worker that dies (it should not) leaves the pool; a lent one is reported by its run
     worker.on('error', () => undefined)

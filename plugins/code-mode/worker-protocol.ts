@@ -9,7 +9,7 @@ export type SandboxOutcome = { ok: true; value: JsonValue | undefined } | { ok: 
 /** A binding call's result as it enters the sandbox: JSON text (or nothing), or an error. */
 export type EncodedResult = { json: string | undefined } | { error: { message: string; code?: string } }
 
-/** Host → worker: run one program, for at most `timeoutMs` from when the worker starts it. */
+/** Host → worker: run one program, for at most `timeoutMs` from when its interpreter is ready. */
 export interface RunMessage {
   type: 'run'
   run: number

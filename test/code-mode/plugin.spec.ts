@@ -150,8 +150,17 @@ describe('CodeMode plugin', () => {
         turns++
         if (isCounting) setImmediate(tick)
       }
-      setImmediate(tick)
-      const result = await fixture.runCode('while (true) {}')
+      // counting starts once the program runs: starting a worker or an interpreter also yields
+      fixture.agent.ctx.tools.register({
+        name: 'started',
+        description: 'Marks the start.',
+        parameters: { type: 'object' },
+        execute: () => {
+          setImmediate(tick)
+          return 'ok'
+        },
+      })
+      const result = await fixture.runCode('await tools.started({}); while (true) {}')
       isCounting = false
       expect(textOf(result)).to.equal('Error: run_code timed out after 300 ms')
       // a blocked host thread turns a handful of times around the call; a free one thousands
