@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { adoptCompiledInterpreter, compileInterpreter } from './interpreter.ts'
 import { runInThread } from './sandbox-run.ts'
-import type { CallMessage, DoneMessage, EncodedResult, HostMessage, StartedMessage } from './worker-protocol.ts'
+import type { BindingCall, CallsMessage, DoneMessage, EncodedResult, HostMessage, StartedMessage } from './worker-protocol.ts'
 
 const port = parentPort
 if (!port) throw new Error('sandbox-worker.ts runs only as a worker thread')
@@ -14,6 +14,8 @@ if (!port) throw new Error('sandbox-worker.ts runs only as a worker thread')
 /** Binding calls in flight, by call number; the host answers each with a `settle` message. */
 const calls = new Map<number, (result: EncodedResult) => void>()
 let nextCall = 0
+/** Calls not yet sent: every call started in the same turn goes out in one message. */
+let outbox: BindingCall[] = []
 
 port.on('message', (message: HostMessage) => {
   if (message.type === 'settle') {
@@ -30,7 +32,13 @@ port.on('message', (message: HostMessage) => {
       new Promise<EncodedResult>((resolve) => {
         const call = ++nextCall
         calls.set(call, resolve)
-        port.postMessage({ type: 'call', run, call, name, args } satisfies CallMessage)
+        if (outbox.length === 0) {
+          queueMicrotask(() => {
+            port.postMessage({ type: 'calls', run, calls: outbox } satisfies CallsMessage)
+            outbox = []
+          })
+        }
+        outbox.push({ call, name, args })
       }),
   }).then((outcome) => {
     // calls a stopped run left unanswered are answered nowhere: forget them

@@ -121,7 +121,7 @@ class HostedRun {
 
   private readonly onMessage = (message: WorkerMessage): void => {
     if (this.isFinished || message.run !== this.run) return
-    if (message.type === 'call') this.startCall(message.call, message.name, message.args)
+    if (message.type === 'calls') for (const { call, name, args } of message.calls) this.startCall(call, name, args)
     else if (message.type === 'started') this.startClock(message.deadline)
     else void this.finish(message.outcome, true)
   }

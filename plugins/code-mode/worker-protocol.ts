@@ -34,13 +34,21 @@ export interface StartedMessage {
   deadline: number
 }
 
-/** Worker → host: the program called `tools.<name>(args)`. */
-export interface CallMessage {
-  type: 'call'
-  run: number
+/** One binding call: the program called `tools.<name>(args)`. */
+export interface BindingCall {
   call: number
   name: string
   args: string | undefined
+}
+
+/**
+ * Worker → host: the binding calls the program started in one turn of its job loop, together, so
+ * that calls started at once (e.g. under `Promise.all`) also start at once on the host.
+ */
+export interface CallsMessage {
+  type: 'calls'
+  run: number
+  calls: BindingCall[]
 }
 
 /** Worker → host: the run ended; every call it made has been settled, unless it was stopped. */
@@ -51,4 +59,4 @@ export interface DoneMessage {
 }
 
 export type HostMessage = RunMessage | SettleMessage
-export type WorkerMessage = StartedMessage | CallMessage | DoneMessage
+export type WorkerMessage = StartedMessage | CallsMessage | DoneMessage

@@ -104,6 +104,20 @@ describe('runSandboxed', () => {
       expect(outcome).to.deep.equal({ ok: true, value: [1, 2, 3] })
     })
 
+    it('starts on the host together the binding calls the program started together', async () => {
+      let started = 0
+      const seen: number[] = []
+      const probe: SandboxBinding = async () => {
+        started++
+        // the host's other work for this turn runs meanwhile: a call sent on its own would come later
+        for (let step = 0; step < 10; step++) await Promise.resolve()
+        seen.push(started)
+      }
+      const outcome = await runSandboxed({ code: 'await Promise.all([tools.probe(), tools.probe()]); return "both"', bindings: { probe } })
+      expect(outcome).to.deep.equal({ ok: true, value: 'both' })
+      expect(seen).to.deep.equal([2, 2])
+    })
+
     it('runs binding calls one after another when the program awaits each in turn', async () => {
       const order: string[] = []
       const step: SandboxBinding = async (args) => {
