@@ -6,6 +6,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type {} from '../host/index.ts'
 import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES } from './sandbox.ts'
+import { SandboxPool } from './worker-pool.ts'
 import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
 import { runCodeTool } from './tool.ts'
 
@@ -19,14 +20,22 @@ export {
   type SandboxOutcome,
   sandboxMessages,
 } from './sandbox.ts'
+export { liveSandboxWorkers, SandboxPool } from './worker-pool.ts'
 export { bindingsFor, describeRunCode, type RunCodeArgs, type RunCodeLimits, TOOL_NAME, TOOL_PARAMETERS, toolParameters } from './tool.ts'
 
 /**
- * Registers the global tool `run_code` for the plugin's lifetime. A config update restarts the
- * plugin: the tool is registered again with the new limits; programs in flight keep theirs.
+ * Registers the global tool `run_code` for the plugin's lifetime, with its own sandbox workers (one
+ * started at once, so the first call does not wait for it). A config update restarts the plugin:
+ * the tool is registered again with the new limits; programs in flight keep theirs and finish.
+ * Unloading terminates the idle workers; a worker still running a program goes when it ends.
  */
 export function CodeMode(ctx: Context, config: CodeMode.Config): void {
-  ctx.tools.register(runCodeTool(ctx.tools, config, config.locale ?? 'en-US'))
+  const pool = new SandboxPool()
+  ctx.effect(() => {
+    pool.prewarm()
+    return () => pool.dispose()
+  }, 'code-mode sandbox workers')
+  ctx.tools.register(runCodeTool(ctx.tools, config, pool, config.locale ?? 'en-US'))
 }
 
 export namespace CodeMode {

@@ -35,8 +35,16 @@ let compiled: Promise<object> | undefined
 /** At most one instance left clean by a finished run, ready for the next run. */
 let idle: Interpreter | undefined
 
+/**
+ * Uses code compiled elsewhere (the host thread compiles once and hands the module to every
+ * sandbox worker) instead of compiling it again.
+ */
+export function adoptCompiledInterpreter(wasmModule: object): void {
+  compiled = Promise.resolve(wasmModule)
+}
+
 /** The interpreter's code, compiled on first use and shared by every instance. */
-function compileInterpreter(): Promise<object> {
+export function compileInterpreter(): Promise<object> {
   compiled ??= (async () => {
     // the wasm file of the variant quickjs-emscripten itself ships (RELEASE_SYNC)
     const quickjs = createRequire(createRequire(import.meta.url).resolve('quickjs-emscripten'))

@@ -6,13 +6,13 @@
  */
 
 /**
- * Evaluates to `(call, namesJson, code) => Promise<string>`. `call(name, argsJson)` is the host's
+ * Evaluates to `(call, namesJson, codeJson) => Promise<string>`; `codeJson` is the program as JSON text. `call(name, argsJson)` is the host's
  * binding entry: it returns a promise of the result's JSON text (`undefined` for no value).
  * The settlement string starts with a tag: `u` (returned nothing), `v<json>` (returned a value),
  * `e<[name, message]>` (threw; `name` is `null` for a thrown non-error value) or
  * `j<[name, message]>` (returned a value `JSON.stringify` rejects).
  */
-export const PRELUDE = `(function (call, namesJson, code) {
+export const PRELUDE = `(function (call, namesJson, codeJson) {
   'use strict';
   const stringify = JSON.stringify;
   const parse = JSON.parse;
@@ -50,7 +50,7 @@ export const PRELUDE = `(function (call, namesJson, code) {
   const AsyncFunction = (async () => undefined).constructor;
   let body;
   try {
-    body = new AsyncFunction(code);
+    body = new AsyncFunction(parse(codeJson));
   } catch (error) {
     return Promise.resolve('e' + describe(error));
   }

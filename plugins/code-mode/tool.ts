@@ -7,6 +7,7 @@ import { type Locale, text } from '../../locales/index.ts'
 import type { ContentBlock, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import type { Tools } from '../host/index.ts'
 import { runSandboxed, type SandboxBinding } from './sandbox.ts'
+import type { SandboxPool } from './worker-pool.ts'
 
 export const TOOL_NAME = 'run_code'
 
@@ -56,7 +57,8 @@ function callError(result: ToolResult): Error {
 
 /**
  * One binding per tool the calling agent sees, except `run_code` itself. Each call is a nested
- * `execute` with `parent` = the outer token; it stops when the outer call or the program ends.
+ * `execute` with `parent` = the outer token; its signal aborts when the outer call's does or the
+ * run is stopped.
  */
 export function bindingsFor(tools: Tools, exec: ToolExecution): Record<string, SandboxBinding> {
   const bindings: Record<string, SandboxBinding> = Object.create(null)
@@ -78,10 +80,11 @@ export function bindingsFor(tools: Tools, exec: ToolExecution): Record<string, S
 }
 
 /**
- * The tool definition. A program that returns a value makes a successful result with that value;
- * any failure of the program (a throw, a limit, an abort) throws, code `SANDBOX`.
+ * The tool definition; programs run on `pool`'s workers. A program that returns a value makes a
+ * successful result with that value; any failure of the program (a throw, a limit, an abort)
+ * throws, code `SANDBOX`. Either way, only after every nested call the program started has ended.
  */
-export function runCodeTool(tools: Tools, limits: RunCodeLimits, locale: Locale = 'en-US'): ToolDefinition {
+export function runCodeTool(tools: Tools, limits: RunCodeLimits, pool: SandboxPool, locale: Locale = 'en-US'): ToolDefinition {
   return {
     name: TOOL_NAME,
     description: describeRunCode(limits, locale),
@@ -93,6 +96,7 @@ export function runCodeTool(tools: Tools, limits: RunCodeLimits, locale: Locale 
         timeoutMs: limits.timeoutMs,
         memoryBytes: limits.memoryBytes,
         signal: exec.signal,
+        pool,
       })
       // the host renders a failure as `Error: <message>`: a plain Error's own prefix would double it
       if (!outcome.ok) throw new SubagentError('SANDBOX', outcome.error.replace(/^Error: /, ''))

@@ -4,6 +4,7 @@
  */
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { newCallId } from '../../lib/call-id.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
 
@@ -37,8 +38,6 @@ export type ScriptEntry = ScriptedResponse | 'hang' | Error | ((request: ModelRe
 
 /** The message an exhausted script throws. */
 export const exhaustedMessage = 'scripted model has no more responses'
-
-let callCounter = 0
 
 function waitForAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
@@ -120,7 +119,7 @@ export class ScriptedModel extends Service {
     if (entry.text) yield { type: 'text-delta', text: entry.text }
     const calls = entry.toolCalls ?? []
     for (const call of calls) {
-      yield { type: 'tool-call', id: call.id ?? `call_${++callCounter}`, name: call.name, arguments: toArguments(call.arguments) }
+      yield { type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) }
     }
     const reason: FinishReason = entry.finish ?? (calls.length ? 'tool-calls' : 'stop')
     yield entry.usage ? { type: 'finish', reason, usage: entry.usage } : { type: 'finish', reason }

@@ -44,14 +44,18 @@ export interface Fixture {
   results: { exec: ToolExecution; result: ToolResult }[]
   /** Runs `run_code` for the agent through the host, as a tool call of the agent would. */
   runCode(code: string, signal?: AbortSignal): Promise<ToolResult>
-  /** Disposes the agent, then checks the invariants and that the host is back at its baseline. */
+  /**
+   * Disposes the agent, then checks the invariants and that the host is back at its baseline, then
+   * unloads `CodeMode` (its sandbox workers go with it).
+   */
   close(): Promise<void>
 }
 
 export async function createFixture(config?: Partial<CodeMode.Config>): Promise<Fixture> {
   const host = await createHost()
   await host.root.plugin(registerTools)
-  await host.root.plugin(CodeMode, config as CodeMode.Config)
+  const codeMode = host.root.plugin(CodeMode, config as CodeMode.Config)
+  await codeMode
   const invariants = installInvariants(host.root)
   const results: Fixture['results'] = []
   const off = host.root.on('tools/result', (exec, result) => {
@@ -71,6 +75,7 @@ export async function createFixture(config?: Partial<CodeMode.Config>): Promise<
       expect(host.snapshot()).to.deep.equal(baseline)
       off()
       invariants.dispose()
+      await codeMode.dispose()
     },
   }
 }

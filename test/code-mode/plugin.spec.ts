@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { ToolExecution } from '../../lib/types.ts'
-import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
+import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, liveSandboxWorkers, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
 import { createHost } from '../support/harness.ts'
 import { createFixture, textOf } from './fixture.ts'
 
@@ -141,7 +141,96 @@ describe('CodeMode plugin', () => {
     })
   })
 
+  describe('a program that stalls its thread', () => {
+    it('keeps the host answering while run_code busy-loops', async () => {
+      const fixture = await createFixture({ timeoutMs: 300 })
+      let turns = 0
+      let isCounting = true
+      const tick = (): void => {
+        turns++
+        if (isCounting) setImmediate(tick)
+      }
+      // counting starts once the program runs: starting a worker or an interpreter also yields
+      fixture.agent.ctx.tools.register({
+        name: 'started',
+        description: 'Marks the start.',
+        parameters: { type: 'object' },
+        execute: () => {
+          setImmediate(tick)
+          return 'ok'
+        },
+      })
+      const result = await fixture.runCode('await tools.started({}); while (true) {}')
+      isCounting = false
+      expect(textOf(result)).to.equal('Error: run_code timed out after 300 ms')
+      // a blocked host thread turns a handful of times around the call; a free one thousands
+      expect(turns).to.be.greaterThan(50)
+      await fixture.close()
+    })
+
+    it('ends a run_code stuck in one builtin call when the call signal aborts', async () => {
+      const fixture = await createFixture({ timeoutMs: 60_000 })
+      const controller = new AbortController()
+      fixture.agent.ctx.tools.register({
+        name: 'started',
+        description: 'Marks the start.',
+        parameters: { type: 'object' },
+        execute: () => {
+          setImmediate(() => controller.abort())
+          return 'ok'
+        },
+      })
+      const result = await fixture.runCode(
+        'await tools.started({}); Array.prototype.includes.call({ length: 2 ** 53 - 1 }, 1); return "finished"',
+        controller.signal,
+      )
+      expect(result.code).to.equal('SANDBOX')
+      expect(textOf(result)).to.equal('Error: run_code was aborted')
+      await fixture.close()
+    })
+  })
+
+  describe('nested calls the program does not await', () => {
+    it('emits their tools/result before the run_code result', async () => {
+      const fixture = await createFixture()
+      fixture.agent.ctx.tools.register({
+        name: 'slow',
+        description: 'Takes a few host turns.',
+        parameters: { type: 'object' },
+        execute: async () => {
+          for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve))
+          return 'slow done'
+        },
+      })
+      const result = await fixture.runCode('tools.slow({}); return "returned"')
+      expect(result.value).to.equal('returned')
+      expect(fixture.results.map(({ exec, result }) => [exec.name, result.isError])).to.deep.equal([
+        ['slow', false],
+        ['run_code', false],
+      ])
+      await fixture.close()
+    })
+  })
+
   describe('lifecycle', () => {
+    it('leaves no sandbox worker, timer or listener behind when unloaded', async () => {
+      const host = await createHost()
+      const baseline = host.snapshot()
+      const workers = liveSandboxWorkers()
+      const timers = process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
+      const fiber = host.root.plugin(CodeMode)
+      await fiber
+      const { agent, dispose } = await host.root.agents.create({})
+      const result = await host.root.tools.execute({ name: 'run_code', arguments: { code: 'return 1' }, agent })
+      expect(result.value).to.equal(1)
+      expect(liveSandboxWorkers()).to.be.greaterThan(workers)
+      await dispose()
+      await fiber.dispose()
+      expect(liveSandboxWorkers()).to.equal(workers)
+      expect(process.getActiveResourcesInfo().filter((name) => name === 'Timeout')).to.have.length(timers)
+      expect(host.snapshot()).to.deep.equal(baseline)
+    })
+
     it('removes run_code when unloaded', async () => {
       const host = await createHost()
       const baseline = host.snapshot()

@@ -12,14 +12,32 @@ interface HeldCall {
   reject(error: unknown): void
 }
 
-/** A binding whose calls wait until the test settles them; `calls` records each. */
+/** A binding whose calls wait until the test settles them or their signal aborts; `calls` records each. */
 function heldBinding(): { binding: SandboxBinding; calls: HeldCall[] } {
   const calls: HeldCall[] = []
   const binding: SandboxBinding = (args, signal) =>
     new Promise((resolve, reject) => {
       calls.push({ args, signal, resolve, reject })
+      signal.addEventListener('abort', () => reject(new Error('call aborted')), { once: true })
     })
   return { binding, calls }
+}
+
+/** Counts event-loop turns until stopped: a thread blocked by a program would count none. */
+function countTicks(): { stop(): number } {
+  let ticks = 0
+  let isCounting = true
+  const tick = (): void => {
+    ticks++
+    if (isCounting) setImmediate(tick)
+  }
+  setImmediate(tick)
+  return {
+    stop() {
+      isCounting = false
+      return ticks
+    },
+  }
 }
 
 const echo: SandboxBinding = async (args) => args
@@ -86,6 +104,20 @@ describe('runSandboxed', () => {
       expect(outcome).to.deep.equal({ ok: true, value: [1, 2, 3] })
     })
 
+    it('starts on the host together the binding calls the program started together', async () => {
+      let started = 0
+      const seen: number[] = []
+      const probe: SandboxBinding = async () => {
+        started++
+        // the host's other work for this turn runs meanwhile: a call sent on its own would come later
+        for (let step = 0; step < 10; step++) await Promise.resolve()
+        seen.push(started)
+      }
+      const outcome = await runSandboxed({ code: 'await Promise.all([tools.probe(), tools.probe()]); return "both"', bindings: { probe } })
+      expect(outcome).to.deep.equal({ ok: true, value: 'both' })
+      expect(seen).to.deep.equal([2, 2])
+    })
+
     it('runs binding calls one after another when the program awaits each in turn', async () => {
       const order: string[] = []
       const step: SandboxBinding = async (args) => {
@@ -140,25 +172,41 @@ describe('runSandboxed', () => {
       expect(outcome).to.deep.equal({ ok: true, value: 'TypeError' })
     })
 
-    it('aborts the signal of a binding call still in flight when the run ends', async () => {
-      const { binding, calls } = heldBinding()
-      const outcome = await runSandboxed({ code: 'tools.wait(); return "left it running"', bindings: { wait: binding } })
-      expect(outcome).to.deep.equal({ ok: true, value: 'left it running' })
-      expect(calls).to.have.length(1)
-      expect(calls[0]!.signal.aborted).to.equal(true)
+    it('reports only after a binding call the program did not await has finished', async () => {
+      const order: string[] = []
+      const slow: SandboxBinding = async (args) => {
+        order.push('call started')
+        // several host turns: the program returns long before the call finishes
+        for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve))
+        order.push('call finished')
+        return args
+      }
+      const outcome = await runSandboxed({ code: 'tools.slow(1); return "returned"', bindings: { slow } })
+      order.push('run reported')
+      expect(outcome).to.deep.equal({ ok: true, value: 'returned' })
+      expect(order).to.deep.equal(['call started', 'call finished', 'run reported'])
     })
 
-    it('ignores binding calls that settle after the run ended', async () => {
-      const { binding, calls } = heldBinding()
+    it('runs the calls an un-awaited call chains after the program returned before the run ends', async () => {
+      const seen: unknown[] = []
+      const record: SandboxBinding = async (args) => {
+        seen.push(args)
+        return args
+      }
       const outcome = await runSandboxed({
-        code: 'tools.wait(1); tools.wait(2); return "done"',
-        bindings: { wait: binding },
+        code: 'tools.record(1).then((n) => tools.record(n + 1)); return "returned"',
+        bindings: { record },
       })
-      expect(outcome).to.deep.equal({ ok: true, value: 'done' })
-      calls[0]!.resolve({ late: true })
-      calls[1]!.reject(new Error('late failure'))
-      // a late settlement is dropped on a later microtask: let it run before the unhandled check
-      await new Promise((resolve) => setImmediate(resolve))
+      expect(outcome).to.deep.equal({ ok: true, value: 'returned' })
+      expect(seen).to.deep.equal([1, 2])
+    })
+
+    it('aborts an un-awaited call at the time limit and reports after it settled', async () => {
+      const { binding, calls } = heldBinding()
+      const outcome = await runSandboxed({ code: 'tools.wait(); return "returned"', bindings: { wait: binding }, timeoutMs: 100 })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 100 ms' })
+      expect(calls).to.have.length(1)
+      expect(calls[0]!.signal.aborted).to.equal(true)
     })
   })
 
@@ -269,6 +317,70 @@ describe('runSandboxed', () => {
     })
   })
 
+  describe('a program that stalls its thread', () => {
+    it('keeps the host event loop turning while a program busy-loops', async () => {
+      let ticks: { stop(): number } | undefined
+      // counting starts once the program runs: starting a worker or an interpreter also yields
+      const started: SandboxBinding = async () => {
+        ticks = countTicks()
+      }
+      const outcome = await runSandboxed({ code: 'await tools.started(); while (true) {}', bindings: { started }, timeoutMs: 300 })
+      // a blocked host thread turns a handful of times around the run; a free one thousands
+      expect(ticks?.stop()).to.be.greaterThan(50)
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 300 ms' })
+    })
+
+    const stalls = [
+      'Array.prototype.includes.call({ length: 2 ** 53 - 1 }, 1)',
+      'Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)',
+      'Array.prototype.lastIndexOf.call({ length: 2 ** 53 - 1 }, 1)',
+      'Array.prototype.reverse.call({ length: 2 ** 53 - 1 })',
+      'new Array(2 ** 32 - 1).concat([1])',
+      'new Array(2 ** 32 - 1).forEach(() => {})',
+    ]
+    for (const stall of stalls) {
+      it(`stops \`${stall}\` at the time limit`, async () => {
+        const outcome = await runSandboxed({ code: `${stall}; return "finished"`, bindings: {}, timeoutMs: 100 })
+        expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 100 ms' })
+      })
+    }
+
+    it('ends a program stuck in one builtin call as soon as its signal aborts', async () => {
+      const controller = new AbortController()
+      // the abort lands once the program is inside the builtin, which would not return for years
+      const started: SandboxBinding = async () => {
+        setImmediate(() => controller.abort())
+      }
+      const outcome = await runSandboxed({
+        code: 'await tools.started(); Array.prototype.includes.call({ length: 2 ** 53 - 1 }, 1); return "finished"',
+        bindings: { started },
+        timeoutMs: 60_000,
+        signal: controller.signal,
+      })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code was aborted' })
+    })
+
+    it('runs the next program on a new worker after one was stopped', async () => {
+      await runSandboxed({ code: 'while (true) {}', bindings: {}, timeoutMs: 50 })
+      expect(await runSandboxed({ code: 'return 1', bindings: {} })).to.deep.equal({ ok: true, value: 1 })
+    })
+  })
+
+  describe('NUL characters', () => {
+    it('keeps a NUL character inside a string literal', async () => {
+      expect(await runSandboxed({ code: 'return "a\0b".length', bindings: {} })).to.deep.equal({ ok: true, value: 3 })
+    })
+
+    it('runs the code after a NUL character inside a comment', async () => {
+      expect(await runSandboxed({ code: 'let n = 1 // one\0\nn += 1\nreturn n', bindings: {} })).to.deep.equal({ ok: true, value: 2 })
+    })
+
+    it('rejects a NUL character between tokens as a syntax error instead of ignoring the rest', async () => {
+      const outcome = await runSandboxed({ code: 'const a = 1\0; return a', bindings: {} })
+      expect(outcome).to.deep.equal({ ok: false, error: "SyntaxError: expecting ';'" })
+    })
+  })
+
   describe('abort', () => {
     it('stops a program waiting on a binding with "run_code was aborted"', async () => {
       const controller = new AbortController()
@@ -318,7 +430,9 @@ describe('runSandboxed', () => {
       expect(await runSandboxed({ code: 'return typeof leak', bindings: {} })).to.deep.equal({ ok: true, value: 'undefined' })
     })
 
-    it('keeps concurrent runs apart', async () => {
+    it('keeps concurrent runs apart', async function () {
+      // eight runs at once start eight workers; under tsx each start transpiles the worker's modules
+      this.timeout(60_000)
       const outcomes = await Promise.all(
         Array.from({ length: 8 }, (_, index) =>
           runSandboxed({ code: `globalThis.mine = ${index}; await tools.echo(0); return mine`, bindings: { echo } }),

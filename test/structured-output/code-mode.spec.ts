@@ -108,37 +108,25 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     await fixture.close()
   })
 
-  it('commits an un-awaited capture whose body runs after run_code reported', async () => {
+  it('commits an un-awaited capture that an async pre-execute listener holds back', async () => {
     const fixture = await withCodeMode()
     const { root } = fixture.host
-    let runCodeReported!: () => void
-    const reported = new Promise<void>((resolve) => (runCodeReported = resolve))
-    let captureReported!: () => void
-    const captured = new Promise<void>((resolve) => (captureReported = resolve))
-    const captures: ToolResult[] = []
+    const order: string[] = []
     const offResult = root.on('tools/result', (exec, result) => {
-      if (exec.name === 'run_code') runCodeReported()
-      if (exec.name === 'structured_output') {
-        captures.push(result)
-        captureReported()
-      }
+      order.push(`${exec.name} ${result.isError ? 'error' : 'ok'}`)
     })
-    // an async policy check somewhere in the host holds the capture until run_code has reported
+    // an async policy check somewhere in the host delays the capture past the program's return
     const offPolicy = root.on('tools/pre-execute', async (exec, next) => {
-      if (exec.name === 'structured_output') await reported
+      if (exec.name === 'structured_output') await new Promise(setImmediate)
       return next()
     })
-    // the child's second step waits for the capture's own result, so the order is fixed
-    const offStep = root.on('agent/pre-step', (_agent: Agent, info: { step: number }, next: () => PreStepDecision | Promise<PreStepDecision>) =>
-      info.step === 2 ? captured.then(next) : next(),
-    )
-    fixture.host.scripted.push(runCode('tools.structured_output({ answer: 3 }); return "done"'), { text: 'done' })
+    fixture.host.scripted.push(runCode('tools.structured_output({ answer: 3 }); return "done"'))
     const run = await root.inprocessRun.spawn(fixture.request())
     const result = await run.result
     offResult()
     offPolicy()
-    offStep()
-    expect(captures.map((capture) => capture.isError)).to.deep.equal([false])
+    // run_code reports only after the call its program started has ended
+    expect(order).to.deep.equal(['structured_output ok', 'run_code ok'])
     expect(result.stopReason).to.equal('completed')
     expect(result.structured).to.deep.equal({ answer: 3 })
     await run.dispose()

@@ -2,6 +2,7 @@
  * One tool execution, start to finish: resolve → parse → `tools/pre-execute` → guards → validate →
  * body → `tools/post-execute` → `tools/result`. Every path ends in exactly one `tools/result`.
  */
+import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
 import { thrownMessage as messageOf } from '../../../lib/errors.ts'
 import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
@@ -9,7 +10,6 @@ import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, Tool
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
 const neverAborted = new AbortController().signal
-let callCounter = 0
 
 export interface PipelineContext {
   tool: ScopedTool | undefined
@@ -100,7 +100,7 @@ export async function runPipeline(request: ExecuteRequest, pipeline: PipelineCon
   const parsed = parseArguments(request.arguments)
   const exec: ToolExecution = Object.freeze({
     token: Symbol(request.name),
-    callId: request.callId ?? `call_${++callCounter}`,
+    callId: request.callId ?? newCallId(),
     name: request.name,
     args: parsed.ok ? parsed.args : request.arguments,
     agent: request.agent,

@@ -1,0 +1,24 @@
+/**
+ * Limits and outcome messages of a sandboxed run, shared by the host thread (`sandbox.ts`) and the
+ * worker that runs the interpreter (`sandbox-run.ts`).
+ */
+
+export const DEFAULT_TIMEOUT_MS = 5000
+export const DEFAULT_MEMORY_BYTES = 32 * 1024 * 1024
+/** Smallest `memoryBytes` accepted: the prelude and a context need a few hundred KiB. */
+export const MIN_MEMORY_BYTES = 1024 * 1024
+/**
+ * Interpreter stack. The interpreter's frames also use the thread's native stack, several times
+ * over: this keeps ordinary runaway recursion a clean `stack limit` error well inside it.
+ */
+export const STACK_BYTES = 256 * 1024
+
+/** Every message a failed run can carry; each is pinned by a test. */
+export const sandboxMessages = {
+  timeout: (ms: number): string => `run_code timed out after ${ms} ms`,
+  memory: 'run_code exceeded its memory limit',
+  stack: 'run_code exceeded its stack limit',
+  aborted: 'run_code was aborted',
+  notJson: (reason: string): string => `run_code result is not JSON: ${reason}`,
+  fault: (reason: string): string => `run_code sandbox failed: ${reason}`,
+} as const
