@@ -1,7 +1,6 @@
 import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import { forkSeed } from '../../lib/fork-seed.ts'
 import type {
   Agent,
   SessionEvent,
@@ -14,7 +13,7 @@ import type {
 } from '../../lib/types.ts'
 import type { Agents } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
-import { admit, enter, type StartPlan } from './entry-checks.ts'
+import { admit, enter, readForkSeed, readStartSeed, type StartPlan } from './entry-checks.ts'
 import { Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
@@ -81,7 +80,7 @@ export class InProcessRun {
    */
   start(request: SubagentStartRequest, options?: SubagentStartOptions): Promise<SubagentRun> {
     try {
-      const plan = enter(request, options?.seed)
+      const plan = enter(request, readStartSeed(options))
       const dispatch = this.dispatch
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       admit(plan)
@@ -98,9 +97,13 @@ export class InProcessRun {
 
   /** A child seeded with the parent's events through its last completed turn. */
   fork(request: SubagentStartRequest): Promise<SubagentRun> {
-    const parent = request?.parent
-    const events: readonly SessionEvent[] | undefined = parent?.session?.events
-    return this.start(request, events ? { seed: forkSeed(events) } : undefined)
+    let seed: readonly SessionEvent[] | undefined
+    try {
+      seed = readForkSeed(request)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.start(request, seed ? { seed } : undefined)
   }
 
   private async create(plan: StartPlan): Promise<SubagentRun> {
