@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
 import { thrownMessage } from '../../lib/errors.ts'
+import { redactSecrets } from '../../lib/redact.ts'
 import type {
   Agent,
   SessionEvent,
@@ -67,7 +68,7 @@ export class InProcessRun {
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
     this.dispatch = new Dispatch(ctx.events, (error, event) => {
-      logger.warn(`a "${event}" listener failed: ${thrownMessage(error)}`)
+      logger.warn(`a "${event}" listener failed: ${redactSecrets(thrownMessage(error))}`)
     })
     this.agents = rawService(ctx.agents)
     ctx.provide('inprocessRun', this)

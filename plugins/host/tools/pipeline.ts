@@ -5,6 +5,7 @@
 import { copyContent } from '../../../lib/content.ts'
 import { thrownMessage as messageOf } from '../../../lib/errors.ts'
 import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
+import { redactSecrets } from '../../../lib/redact.ts'
 import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
@@ -18,9 +19,9 @@ export interface PipelineContext {
   guards: readonly ToolGuard[]
 }
 
-/** An error result whose only content is exactly `Error: <message>`. */
+/** An error result whose only content is exactly `Error: <message>`, URL credentials and bearer tokens redacted. */
 export function errorResult(message: string, code: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], code }
+  return { isError: true, content: [{ type: 'text', text: `Error: ${redactSecrets(message)}` }], code }
 }
 
 function isToolResult(value: unknown): value is ToolResult {
