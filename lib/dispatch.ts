@@ -113,4 +113,36 @@ export class Dispatch {
     }
     return dispatch()
   }
+
+  /**
+   * `waterfall` for hooks whose listeners may be async: every `next()` returns a promise (so both
+   * `await next()` and `next().then(…)` work, whatever the inner listeners return), and so does
+   * the dispatch. A listener's throw, or a second `next()` call, becomes a rejection.
+   */
+  waterfallAsync<R>(name: string, args: unknown[], core: () => R | Promise<R>, local?: readonly Listener[]): Promise<R> {
+    const listeners = this.listeners(name, local)
+    if (!listeners) return settle(core)
+    let index = 0
+    const dispatch = (): Promise<R> => {
+      const listener = listeners[index++]
+      if (!listener) return settle(core)
+      let called = false
+      const next = (): Promise<R> => {
+        if (called) return Promise.reject(new Error(`next() called twice in a "${name}" listener`))
+        called = true
+        return dispatch()
+      }
+      return settle(() => (listener as (...a: unknown[]) => R | Promise<R>)(...args, next))
+    }
+    return dispatch()
+  }
+}
+
+/** `fn()` as a promise: a synchronous throw becomes a rejection. */
+function settle<R>(fn: () => R | Promise<R>): Promise<R> {
+  try {
+    return Promise.resolve(fn())
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }

@@ -20,7 +20,8 @@ declare module 'cordis' {
   }
   interface Events {
     /**
-     * Before a tool body runs. Return `next()` to defer to inner listeners, or a decision. A deny
+     * Before a tool body runs. Return `next()` (always a promise of the inner decision) to defer
+     * to inner listeners, or a decision. A deny
      * becomes the error result `Error: <reason>` (code `TOOL_DENIED`); a throw becomes an error
      * result (code `HOOK_FAILED`). Guards run after this and cannot be overridden. @mode waterfall
      */
@@ -29,7 +30,8 @@ declare module 'cordis' {
       next: () => Promise<PreExecuteDecision>,
     ): PreExecuteDecision | Promise<PreExecuteDecision>
     /**
-     * After a tool body ran; may replace the result (e.g. turn success into an error). A throw
+     * After a tool body ran; may replace the result (e.g. turn success into an error). `next()`
+     * always returns a promise of the inner listeners' result. A throw
      * becomes an error result (code `HOOK_FAILED`). @mode waterfall
      */
     'tools/post-execute'(

@@ -125,12 +125,7 @@ export async function runPipeline(request: ExecuteRequest, pipeline: PipelineCon
 async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult> {
   const { scope, dispatcher } = pipeline
   try {
-    const decision = await dispatcher.waterfall<PreExecuteDecision | Promise<PreExecuteDecision>>(
-      scope,
-      'tools/pre-execute',
-      [exec],
-      () => ({ kind: 'allow' }),
-    )
+    const decision = await dispatcher.waterfallAsync<PreExecuteDecision>(scope, 'tools/pre-execute', [exec], () => ({ kind: 'allow' }))
     if (decision?.kind === 'deny') return errorResult(String(decision.reason), 'TOOL_DENIED')
   } catch (error) {
     return errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
@@ -153,12 +148,7 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
   }
   if (!dispatcher.has('tools/post-execute', scope)) return result
   try {
-    const final = await dispatcher.waterfall<ToolResult | Promise<ToolResult>>(
-      scope,
-      'tools/post-execute',
-      [exec, result],
-      () => result,
-    )
+    const final = await dispatcher.waterfallAsync<ToolResult>(scope, 'tools/post-execute', [exec, result], () => result)
     if (!isToolResult(final)) return errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
     // the body's result was checked already; a listener may hand back that very object
     return final === result ? final : checkedResult(final)
