@@ -4,6 +4,7 @@
  */
 import { format } from './i18n.ts'
 import type { ContentBlock, SessionEvent, SessionEventData, StopReason, TurnEndReason, Usage } from './types.ts'
+import { redactSecrets } from './redact.ts'
 
 /** What the driver reads from the child; `structured` is added by `StructuredOutput`. */
 export interface ReadResult {
@@ -144,7 +145,8 @@ export function readResult(
   if (cancelled && stopReason !== 'completed') stopReason = 'aborted'
 
   const result: ReadResult = { output, stopReason }
-  if (stopReason !== 'completed') result.diagnostic = truncate(diagnose(stopReason, reason, texts))
+  // an adapter's or tool's message may quote a URL with credentials or a bearer token
+  if (stopReason !== 'completed') result.diagnostic = truncate(redactSecrets(diagnose(stopReason, reason, texts)))
   if (hasUsage) result.usage = { inputTokens, outputTokens }
   return result
 }

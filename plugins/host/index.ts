@@ -6,6 +6,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import { thrownMessage } from '../../lib/errors.ts'
+import { redactSecrets } from '../../lib/redact.ts'
 import { Agents } from './agents/index.ts'
 import { Models } from './models/index.ts'
 import { HookDispatcher, type Listener, scopedEvents, installScoped, scopeOf } from './scope.ts'
@@ -30,7 +31,7 @@ function messageOf(error: unknown): string {
 export function Host(ctx: Context, config: Host.Config): void {
   const logger = ctx.logger('host')
   const dispatcher = new HookDispatcher(ctx.events, (error, event) => {
-    logger.warn(`a "${event}" listener failed: ${messageOf(error)}`)
+    logger.warn(`a "${event}" listener failed: ${redactSecrets(messageOf(error))}`)
   })
   const sessions = new Sessions(ctx)
   const tools = new Tools(ctx)

@@ -189,4 +189,9 @@ export class HookDispatcher {
   waterfall<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R): R {
     return this.#dispatch.waterfall(name, args, core, scope?.hooks?.get(name))
   }
+
+  /** `waterfall` where every `next()` (and the dispatch) returns a promise; throws become rejections. */
+  waterfallAsync<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R | Promise<R>): Promise<R> {
+    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooks?.get(name))
+  }
 }

@@ -4,8 +4,9 @@
  */
 import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, parentDepth } from '../../lib/depth.ts'
-import { SubagentError, UnsupportedCapabilityError } from '../../lib/errors.ts'
-import type { SessionEvent, SubagentPlan, SubagentStartRequest } from '../../lib/types.ts'
+import { SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
+import { forkSeed } from '../../lib/fork-seed.ts'
+import type { SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest } from '../../lib/types.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
 export const capabilityFields = ['outputSchema'] as const
@@ -43,22 +44,37 @@ export class StartPlan implements SubagentPlan {
   }
 }
 
+/**
+ * `target[key]`, or a `TypeError` naming `subagent request <path>` when a getter throws: a hostile
+ * or half-built parent must reject the start with the field's name, not a bare runtime message.
+ */
+function readField(target: object, key: string, path: string): unknown {
+  try {
+    return (target as Record<string, unknown>)[key]
+  } catch (error) {
+    throw new TypeError(`subagent request ${path} could not be read: ${thrownMessage(error)}`, { cause: error })
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null
+}
+
+/** True when `parent` has the fields SPEC §2.1 step 0 asks of an agent. Throws only for a throwing getter. */
+function isAgentShaped(parent: unknown): boolean {
+  if (!isObject(parent)) return false
+  if (typeof readField(parent, 'id', 'parent.id') !== 'string') return false
+  if (typeof readField(parent, 'followup', 'parent.followup') !== 'function') return false
+  if (!isObject(readField(parent, 'options', 'parent.options'))) return false
+  const session = readField(parent, 'session', 'parent.session')
+  if (!isObject(session)) return false
+  return isObject(readField(session, 'header', 'parent.session.header')) && Array.isArray(readField(session, 'events', 'parent.session.events'))
+}
+
 function assertRequestShape(request: SubagentStartRequest): void {
   if (typeof request !== 'object' || request === null) throw new TypeError('subagent request must be an object')
-  const { parent, prompt } = request
-  if (
-    typeof parent !== 'object' ||
-    parent === null ||
-    typeof parent.id !== 'string' ||
-    typeof parent.followup !== 'function' ||
-    typeof parent.options !== 'object' ||
-    parent.options === null ||
-    typeof parent.session?.header !== 'object' ||
-    parent.session.header === null ||
-    !Array.isArray(parent.session.events)
-  ) {
-    throw new TypeError('subagent request parent must be an agent')
-  }
+  const { prompt } = request
+  if (!isAgentShaped(readField(request, 'parent', 'parent'))) throw new TypeError('subagent request parent must be an agent')
   if (typeof prompt !== 'string' && !Array.isArray(prompt)) {
     throw new TypeError('subagent request prompt must be a string or an array of content blocks')
   }
@@ -103,8 +119,44 @@ export function enter(
     throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
   }
   const { parent } = request
-  const depth = parentDepth(parent.session.header.delegationDepth, parent.options.subagentDepth)
+  const depth = parentDepth(
+    readField(parent.session.header, 'delegationDepth', 'parent.session.header.delegationDepth') as number | undefined,
+    readField(parent.options, 'subagentDepth', 'parent.options.subagentDepth') as number | undefined,
+  )
   return new StartPlan(request, seed ? 'fork' : 'spawn', depth, childDepth(depth), seed)
+}
+
+/**
+ * The seed of a fork: the parent's events through its last `turn/end`. `undefined` when the request
+ * is not shaped for one (the entry checks then say why, in SPEC order). Throws a `TypeError` naming
+ * the field for a throwing getter or an entry that is not an event object.
+ */
+export function readForkSeed(request: SubagentStartRequest): readonly SessionEvent[] | undefined {
+  if (!isObject(request)) return undefined
+  const parent = readField(request, 'parent', 'parent')
+  if (!isObject(parent)) return undefined
+  const session = readField(parent, 'session', 'parent.session')
+  if (!isObject(session)) return undefined
+  const events = readField(session, 'events', 'parent.session.events')
+  if (!Array.isArray(events)) return undefined
+  for (let i = 0; i < events.length; i++) {
+    const event: unknown = events[i]
+    if (!isObject(event) || typeof readField(event, 'type', `parent.session.events[${i}].type`) !== 'string') {
+      throw new TypeError(`subagent request parent.session.events[${i}] must be a session event`)
+    }
+  }
+  return forkSeed(events as readonly SessionEvent[])
+}
+
+/** The `seed` of `start`'s options; a `TypeError` naming the field for options that cannot be read. */
+export function readStartSeed(options: SubagentStartOptions | undefined): readonly SessionEvent[] | undefined {
+  if (options === undefined) return undefined
+  if (!isObject(options)) throw new TypeError('subagent start options must be an object')
+  try {
+    return options.seed
+  } catch (error) {
+    throw new TypeError(`subagent start options seed could not be read: ${thrownMessage(error)}`, { cause: error })
+  }
 }
 
 /** Steps 5–6, after `subagent/prepare` listeners had their say. */

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import { forkSeed } from '../../lib/fork-seed.ts'
+import { redactSecrets } from '../../lib/redact.ts'
 import type {
   Agent,
   SessionEvent,
@@ -14,7 +14,7 @@ import type {
 } from '../../lib/types.ts'
 import type { Agents, Tools } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
-import { admit, enter, inheritRestrictions, type StartPlan } from './entry-checks.ts'
+import { admit, enter, inheritRestrictions, readForkSeed, readStartSeed, type StartPlan } from './entry-checks.ts'
 import { Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
@@ -70,7 +70,7 @@ export class InProcessRun {
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
     this.dispatch = new Dispatch(ctx.events, (error, event) => {
-      logger.warn(`a "${event}" listener failed: ${thrownMessage(error)}`)
+      logger.warn(`a "${event}" listener failed: ${redactSecrets(thrownMessage(error))}`)
     })
     this.agents = rawService(ctx.agents)
     this.tools = rawService(ctx.tools)
@@ -84,7 +84,7 @@ export class InProcessRun {
    */
   start(request: SubagentStartRequest, options?: SubagentStartOptions): Promise<SubagentRun> {
     try {
-      const plan = enter(request, options?.seed)
+      const plan = enter(request, readStartSeed(options))
       const dispatch = this.dispatch
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       admit(plan)
@@ -102,9 +102,13 @@ export class InProcessRun {
 
   /** A child seeded with the parent's events through its last completed turn. */
   fork(request: SubagentStartRequest): Promise<SubagentRun> {
-    const parent = request?.parent
-    const events: readonly SessionEvent[] | undefined = parent?.session?.events
-    return this.start(request, events ? { seed: forkSeed(events) } : undefined)
+    let seed: readonly SessionEvent[] | undefined
+    try {
+      seed = readForkSeed(request)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.start(request, seed ? { seed } : undefined)
   }
 
   private async create(plan: StartPlan): Promise<SubagentRun> {

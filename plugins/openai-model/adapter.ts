@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto'
 import OpenAI, { type ClientOptions } from 'openai'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
-import { abortError, missingModelError, timeoutError, toModelRequestError } from './errors.ts'
+import { urlSecrets } from '../../lib/redact.ts'
+import { type AdapterLogger, redactingLogger } from './client-logger.ts'
+import { abortError, ContentFilterError, missingModelError, timeoutError, toModelRequestError } from './errors.ts'
 import { buildChatRequest } from './request.ts'
 
 export const defaultTimeoutMs = 60_000
@@ -14,7 +16,7 @@ export const defaultTimeoutMs = 60_000
 export interface OpenAIAdapterOptions {
   /** Endpoint root, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
   baseURL: string
-  /** Sent as `Authorization: Bearer <key>`; never appears in an error message. */
+  /** Sent as `Authorization: Bearer <key>`; never appears in an error message or a log line. */
   apiKey: string
   /** Used when a request names no model. */
   model?: string
@@ -22,6 +24,11 @@ export interface OpenAIAdapterOptions {
   timeoutMs?: number
   /** Replaces the global `fetch` (tests, proxies). */
   fetch?: ClientOptions['fetch']
+  /**
+   * Receives the client's log lines, secrets redacted (default `console`). The `OpenAIModel`
+   * plugin passes its cordis logger.
+   */
+  logger?: AdapterLogger
 }
 
 interface PendingToolCall {
@@ -39,6 +46,8 @@ interface PendingToolCall {
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
   if (!options.apiKey) throw new TypeError('openai adapter needs a non-empty apiKey')
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs
+  // the key, and credentials in the URL (which fetch refuses, naming the whole URL)
+  const secrets = [options.apiKey, ...urlSecrets(options.baseURL)]
   const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey,
@@ -48,13 +57,14 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     // the client would read these from OPENAI_ORG_ID / OPENAI_PROJECT_ID and send them to any baseURL
     organization: null,
     project: null,
+    logger: redactingLogger(options.logger ?? console, secrets),
   })
-  const settings = { client, apiKey: options.apiKey, model: options.model ?? '', timeoutMs }
+  const settings = { client, secrets, model: options.model ?? '', timeoutMs }
   return { stream: (request) => streamChat(settings, request) }
 }
 
 async function* streamChat(
-  settings: { client: OpenAI; apiKey: string; model: string; timeoutMs: number },
+  settings: { client: OpenAI; secrets: readonly string[]; model: string; timeoutMs: number },
   request: ModelRequest,
 ): AsyncGenerator<StreamPart, void, undefined> {
   const { signal } = request
@@ -78,7 +88,7 @@ async function* streamChat(
   const fail = (error: unknown): Error => {
     if (signal.aborted) return abortError(signal)
     if (timedOut) return timeoutError(settings.timeoutMs)
-    return toModelRequestError(error, settings.apiKey, settings.timeoutMs)
+    return toModelRequestError(error, settings.secrets, settings.timeoutMs)
   }
 
   const pending = new Map<number, PendingToolCall>()
@@ -127,10 +137,14 @@ async function* streamChat(
         let call = pending.get(index)
         if (!call) pending.set(index, (call = { id: '', name: '', arguments: '' }))
         if (piece.id && !call.id) call.id = piece.id
-        if (piece.function?.name && !call.name) call.name = piece.function.name
+        const name = piece.function?.name
+        // a name may arrive in pieces (`get_`, `weather`); some servers repeat the whole name instead
+        if (name && name !== call.name) call.name += name
         if (piece.function?.arguments) call.arguments += piece.function.arguments
       })
       if (choice.finish_reason) {
+        // a filtered answer is cut off, not complete: it must not pass for one
+        if (choice.finish_reason === 'content_filter') throw new ContentFilterError()
         reported = choice.finish_reason
         yield* flushToolCalls()
       }

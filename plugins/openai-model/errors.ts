@@ -1,13 +1,17 @@
 /**
  * Failures of an OpenAI-compatible model request. Every message starts with
- * `model request failed: ` and never holds the API key (it is redacted before the error is built).
+ * `model request failed: ` and never holds the API key, URL credentials or a bearer token (they
+ * are redacted before the error is built).
  */
 import { APIConnectionTimeoutError, APIError } from 'openai'
 import { SubagentError } from '../../lib/errors.ts'
+import { redactSecrets } from '../../lib/redact.ts'
 
 const prefix = 'model request failed: '
 /** Longest server message kept in an error, in characters. */
 const maxServerMessage = 300
+
+const malformedChunkReason = 'the server sent a stream chunk that is not JSON'
 
 /** A model request that did not complete. `status` is set for HTTP errors. */
 export class ModelRequestError extends SubagentError {
@@ -18,6 +22,17 @@ export class ModelRequestError extends SubagentError {
     options?: ErrorOptions,
   ) {
     super('MODEL_FAILED', prefix + reason, options)
+  }
+}
+
+/**
+ * The provider's content filter cut the answer off (`finish_reason: "content_filter"`): the turn
+ * must not pass for a completed answer. Code `CONTENT_FILTERED`.
+ */
+export class ContentFilterError extends SubagentError {
+  override readonly name = 'ContentFilterError'
+  constructor() {
+    super('CONTENT_FILTERED', `${prefix}the provider's content filter stopped the answer`)
   }
 }
 
@@ -49,21 +64,23 @@ export function abortError(signal: AbortSignal): Error {
  * Turns whatever the client threw into a `ModelRequestError`:
  * `HTTP <status> (<server message>)`, `timed out after <ms> ms`, or the innermost cause's message.
  */
-export function toModelRequestError(error: unknown, secret: string, timeoutMs: number): ModelRequestError {
-  if (error instanceof ModelRequestError) return error
+export function toModelRequestError(error: unknown, secrets: readonly string[], timeoutMs: number): SubagentError {
+  if (error instanceof ModelRequestError || error instanceof ContentFilterError) return error
   if (error instanceof APIConnectionTimeoutError) return timeoutError(timeoutMs)
+  // the parser's message quotes the chunk's first characters: a fragment of whatever it echoed
+  if (error instanceof SyntaxError) return new ModelRequestError(malformedChunkReason)
   if (error instanceof APIError && typeof error.status === 'number') {
     const detail = serverMessage(error)
-    const reason = detail ? `HTTP ${error.status} (${shorten(redact(detail, secret))})` : `HTTP ${error.status}`
+    const reason = detail ? `HTTP ${error.status} (${shorten(redactSecrets(detail, secrets))})` : `HTTP ${error.status}`
     // no `cause`: the response body may echo credentials
     return new ModelRequestError(reason, error.status)
   }
   if (error instanceof APIError) {
     // a status-less APIError: a connection failure (its cause says why) or an error event mid-stream
     const detail = serverMessage(error) ?? innermostMessage(error)
-    return new ModelRequestError(shorten(redact(detail, secret)))
+    return new ModelRequestError(shorten(redactSecrets(detail, secrets)))
   }
-  return new ModelRequestError(shorten(redact(innermostMessage(error), secret)))
+  return new ModelRequestError(shorten(redactSecrets(innermostMessage(error), secrets)))
 }
 
 /** The server's own words, from the `error` member of its JSON body or its plain-text body. */
@@ -90,11 +107,8 @@ function innermostMessage(error: unknown): string {
   return message || 'unknown error'
 }
 
-function redact(text: string, secret: string): string {
-  return secret ? text.split(secret).join('***') : text
-}
-
-function shorten(text: string): string {
+/** Whitespace collapsed and cut to 300 characters: server text can be long and multi-line. */
+export function shorten(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length > maxServerMessage ? `${flat.slice(0, maxServerMessage - 1)}…` : flat
 }

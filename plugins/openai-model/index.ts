@@ -11,7 +11,7 @@ import { createOpenAIAdapter, defaultTimeoutMs } from './adapter.ts'
 import { missingKeyError } from './errors.ts'
 
 export { createOpenAIAdapter, type OpenAIAdapterOptions } from './adapter.ts'
-export { ModelRequestError } from './errors.ts'
+export { ContentFilterError, ModelRequestError } from './errors.ts'
 
 /**
  * Registers `config.provider` with `ctx.models` for the plugin's lifetime. Without an API key
@@ -20,8 +20,9 @@ export { ModelRequestError } from './errors.ts'
  */
 export function OpenAIModel(ctx: Context, config: OpenAIModel.Config): void {
   const apiKey = config.apiKey || process.env[config.apiKeyEnv] || ''
+  const logger = ctx.logger('openai-model')
   const adapter = apiKey
-    ? createOpenAIAdapter({ baseURL: config.baseURL, apiKey, model: config.model, timeoutMs: config.timeoutMs })
+    ? createOpenAIAdapter({ baseURL: config.baseURL, apiKey, model: config.model, timeoutMs: config.timeoutMs, logger })
     : keylessAdapter(config.apiKeyEnv)
   ctx.models.register(config.provider, adapter)
 }

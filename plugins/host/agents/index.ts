@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Context, type EventOptions, getTraceable, Service } from 'cordis'
 import { subscribeAbort } from '../../../lib/abort-signal.ts'
 import { rawService } from '../../../lib/dispatch.ts'
-import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
+import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { AgentScope, installScoped, kScope, type Listener, scopedEvents, scopeOf, skipShadow } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
@@ -96,6 +96,28 @@ function freezeOptions(options: AgentOptions | undefined): Readonly<AgentOptions
   return Object.freeze({ ...options })
 }
 
+const createOptionKeys = ['owner', 'sessionId', 'header', 'seed', 'agentOptions', 'signal', 'setup'] as const
+
+/**
+ * A plain copy of `create`/`resume` options, each field read once. Throws a `TypeError` naming the
+ * field when the options are not an object or one of their getters throws.
+ */
+function readCreateOptions(options: unknown, entry: 'create' | 'resume'): CreateOptions {
+  if (options === undefined) return {}
+  if (typeof options !== 'object' || options === null) throw new TypeError(`agent ${entry} options must be an object`)
+  const copy: Record<string, unknown> = {}
+  for (const key of createOptionKeys) {
+    let value: unknown
+    try {
+      value = (options as Record<string, unknown>)[key]
+    } catch (error) {
+      throw new TypeError(`agent ${entry} options ${key} could not be read: ${thrownMessage(error)}`, { cause: error })
+    }
+    if (value !== undefined) copy[key] = value
+  }
+  return copy as CreateOptions
+}
+
 function abortError(id: string, signal: AbortSignal): Error {
   const reason: unknown = signal.reason
   if (reason instanceof Error) return reason
@@ -111,6 +133,14 @@ function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; 
   })
   promise.catch(() => {})
   return { promise, settle }
+}
+
+/**
+ * Unwinds the agent's scope. A plain agent gets a cleared one too: a scope marked disposed is how
+ * the tools service refuses a call made for an agent that is gone.
+ */
+function markDisposed(agent: HostAgent): void {
+  ;(agent[kScope] ??= new AgentScope(agent)).clear()
 }
 
 /** The plugin that backs an agent's scope context: the fiber itself is the point. */
@@ -154,8 +184,14 @@ export class Agents extends Service {
   create(options: CreateOptions = {}): Promise<AgentHandle> {
     // `this` is cordis's tracing proxy: read the caller once, then run on the raw service
     const caller = this.ctx
-    const owner = (options as CreateOptions | null)?.owner ?? scopeOf(caller)?.agent
-    return rawService(this).transaction(options, owner, caller)
+    let read: CreateOptions
+    try {
+      read = readCreateOptions(options, 'create')
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const owner = read.owner ?? scopeOf(caller)?.agent
+    return rawService(this).transaction(read, owner, caller)
   }
 
   /**
@@ -165,6 +201,7 @@ export class Agents extends Service {
    * agent, session or registration behind.
    */
   async resume(id: string, options: Omit<CreateOptions, 'seed' | 'sessionId' | 'header'> = {}): Promise<AgentHandle> {
+    options = readCreateOptions(options, 'resume')
     if (typeof id !== 'string' || !id) throw new TypeError('session id must be a non-empty string')
     if (this.records.has(id)) throw new SubagentError('INVALID_SESSION', `agent "${id}" is already live`)
     const stored = (await this.services.dispatcher.ask(undefined, 'session/load', id)) as StoredSession | undefined
@@ -331,15 +368,9 @@ export class Agents extends Service {
 
   private createFiber(scope: AgentScope, ownerCtx: Context): Context['fiber'] {
     if (scope.isDisposed) throw new AgentDisposedError(scope.agent.id)
-    // cordis captures stacks for its error messages on every fiber; an agent scope's fiber runs
-    // no user code of its own, so the capture (most of the cost of creating it) is skipped
-    const limit = Error.stackTraceLimit
-    Error.stackTraceLimit = 0
-    try {
-      return (scope.fiber = ownerCtx.plugin(agentScopePlugin).ctx.fiber)
-    } finally {
-      Error.stackTraceLimit = limit
-    }
+    // cordis's stack captures are paid here in full (≈35 µs): lowering Error.stackTraceLimit around
+    // plugin() would also strip the stacks of any listener it calls synchronously
+    return (scope.fiber = ownerCtx.plugin(agentScopePlugin).ctx.fiber)
   }
 
 
@@ -357,7 +388,7 @@ export class Agents extends Service {
     try {
       if (scope?.fiber) await scope.fiber.dispose()
     } finally {
-      scope?.clear()
+      markDisposed(agent)
     }
   }
 
@@ -380,7 +411,7 @@ export class Agents extends Service {
     } catch (error) {
       failure ??= error
     }
-    scope?.clear()
+    markDisposed(agent)
     this.records.delete(agent.id)
     record.owner?.children?.delete(record)
     const release = record.release

@@ -1,5 +1,5 @@
 import { type Context, Service } from 'cordis'
-import { SubagentError } from '../../../lib/errors.ts'
+import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
 import { jsonViolations } from '../../../lib/json-validation.ts'
 import type {
   Agent,
@@ -12,7 +12,7 @@ import type {
   ToolSchema,
 } from '../../../lib/types.ts'
 import { type AgentScope, type HookDispatcher, installScoped, kScope, type ScopedTool, scopeOf, skipShadow } from '../scope.ts'
-import { runPipeline } from './pipeline.ts'
+import { errorResult, runPipeline } from './pipeline.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -20,7 +20,8 @@ declare module 'cordis' {
   }
   interface Events {
     /**
-     * Before a tool body runs. Return `next()` to defer to inner listeners, or a decision. A deny
+     * Before a tool body runs. Return `next()` (always a promise of the inner decision) to defer
+     * to inner listeners, or a decision. A deny
      * becomes the error result `Error: <reason>` (code `TOOL_DENIED`); a throw becomes an error
      * result (code `HOOK_FAILED`). Guards run after this and cannot be overridden. @mode waterfall
      */
@@ -29,7 +30,8 @@ declare module 'cordis' {
       next: () => Promise<PreExecuteDecision>,
     ): PreExecuteDecision | Promise<PreExecuteDecision>
     /**
-     * After a tool body ran; may replace the result (e.g. turn success into an error). A throw
+     * After a tool body ran; may replace the result (e.g. turn success into an error). `next()`
+     * always returns a promise of the inner listeners' result. A throw
      * becomes an error result (code `HOOK_FAILED`). @mode waterfall
      */
     'tools/post-execute'(
@@ -66,6 +68,36 @@ function assertDefinition(def: ToolDefinition): void {
   if (def.concurrent !== undefined && typeof def.concurrent !== 'boolean') {
     throw new TypeError(`tool "${def.name}" concurrent must be a boolean`)
   }
+}
+
+/** Throws a `TypeError` naming the field of a malformed `restrict()` filter. */
+function assertFilter(filter: unknown): asserts filter is { allow?: readonly string[]; deny?: readonly string[] } {
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+    throw new TypeError('tools.restrict() filter must be an object with allow and/or deny')
+  }
+  for (const key of ['allow', 'deny'] as const) {
+    const names: unknown = (filter as Record<string, unknown>)[key]
+    if (names !== undefined && (!Array.isArray(names) || names.some((name) => typeof name !== 'string'))) {
+      throw new TypeError(`tools.restrict() filter ${key} must be an array of tool names`)
+    }
+  }
+}
+
+/** What is wrong with an `execute` request, as `<field> must be …`, or `undefined`. */
+function executeRequestProblem(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null) return 'must be an object'
+  const { name, callId, agent, parent, signal } = request as Record<string, unknown>
+  if (typeof name !== 'string') return 'name must be a string'
+  if (callId !== undefined && typeof callId !== 'string') return 'callId must be a string'
+  if (agent !== undefined && (typeof agent !== 'object' || agent === null)) return 'agent must be an agent'
+  if (parent !== undefined && typeof parent !== 'symbol') return 'parent must be an execution token (a symbol)'
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return 'signal must be an AbortSignal'
+  return undefined
+}
+
+function disposedResult(agentId: string): ToolResult {
+  const error = new AgentDisposedError(agentId)
+  return errorResult(error.message, error.code)
 }
 
 /** The agent scope of an agent object (every host agent carries one). */
@@ -131,7 +163,8 @@ export class Tools extends Service {
    */
   restrict(filter: { allow?: readonly string[]; deny?: readonly string[] }): () => void {
     if (!scopeOf(this.ctx)) throw new TypeError('tools.restrict() is only available on an agent context')
-    const names = [...(filter?.allow ?? []), ...(filter?.deny ?? [])]
+    assertFilter(filter)
+    const names = [...(filter.allow ?? []), ...(filter.deny ?? [])]
     for (const name of names) {
       if (!this.globals.has(name)) throw new SubagentError('UNKNOWN_TOOL', `unknown global tool "${name}"`)
     }
@@ -208,9 +241,17 @@ export class Tools extends Service {
     return this.resolve(name, agentScope(agent))?.concurrent === true
   }
 
-  /** Runs one call through the pipeline. Never rejects for a tool's own failure: see `ToolResult`. */
+  /**
+   * Runs one call through the pipeline. Never rejects for a tool's own failure: see `ToolResult`.
+   * Rejects with a `TypeError` naming the field for a malformed request. A disposed agent's call is
+   * refused with `agent "<id>" is disposed` (code `AGENT_DISPOSED`) and meets no hook.
+   */
   execute(request: ExecuteRequest): Promise<ToolResult> {
+    const problem = executeRequestProblem(request)
+    if (problem) return Promise.reject(new TypeError(`tool execute request ${problem}`))
     const scope = agentScope(request.agent)
+    // its restrictions and guards went with the scope: running anything now would bypass them
+    if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
     return runPipeline(request, {
       tool: this.resolve(request.name, scope),
       scope,

@@ -6,6 +6,7 @@ import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
 import { thrownMessage as messageOf } from '../../../lib/errors.ts'
 import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
+import { redactSecrets } from '../../../lib/redact.ts'
 import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
@@ -18,9 +19,9 @@ export interface PipelineContext {
   guards: readonly ToolGuard[]
 }
 
-/** An error result whose only content is exactly `Error: <message>`. */
+/** An error result whose only content is exactly `Error: <message>`, URL credentials and bearer tokens redacted. */
 export function errorResult(message: string, code: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], code }
+  return { isError: true, content: [{ type: 'text', text: `Error: ${redactSecrets(message)}` }], code }
 }
 
 function isToolResult(value: unknown): value is ToolResult {
@@ -124,12 +125,7 @@ export async function runPipeline(request: ExecuteRequest, pipeline: PipelineCon
 async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult> {
   const { scope, dispatcher } = pipeline
   try {
-    const decision = await dispatcher.waterfall<PreExecuteDecision | Promise<PreExecuteDecision>>(
-      scope,
-      'tools/pre-execute',
-      [exec],
-      () => ({ kind: 'allow' }),
-    )
+    const decision = await dispatcher.waterfallAsync<PreExecuteDecision>(scope, 'tools/pre-execute', [exec], () => ({ kind: 'allow' }))
     if (decision?.kind === 'deny') return errorResult(String(decision.reason), 'TOOL_DENIED')
   } catch (error) {
     return errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
@@ -152,12 +148,7 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
   }
   if (!dispatcher.has('tools/post-execute', scope)) return result
   try {
-    const final = await dispatcher.waterfall<ToolResult | Promise<ToolResult>>(
-      scope,
-      'tools/post-execute',
-      [exec, result],
-      () => result,
-    )
+    const final = await dispatcher.waterfallAsync<ToolResult>(scope, 'tools/post-execute', [exec, result], () => result)
     if (!isToolResult(final)) return errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
     // the body's result was checked already; a listener may hand back that very object
     return final === result ? final : checkedResult(final)

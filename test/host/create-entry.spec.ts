@@ -1,0 +1,53 @@
+import { expect } from 'chai'
+import type { CreateAgentOptions } from '../../lib/types.ts'
+import { scene } from './scene.ts'
+
+/** Calls `entry` and returns its rejection; a synchronous throw fails the test. */
+async function rejectionOf(entry: () => Promise<unknown>): Promise<Error> {
+  let promise: Promise<unknown> | undefined
+  expect(() => {
+    promise = entry()
+  }).not.to.throw()
+  try {
+    await promise
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error('expected a rejection')
+}
+
+function throwingGetter(key: string, message: string): CreateAgentOptions {
+  return Object.defineProperty({}, key, {
+    get() {
+      throw new Error(message)
+    },
+  }) as CreateAgentOptions
+}
+
+describe('agents.create and agents.resume: malformed options', () => {
+  it('rejects create options whose owner getter throws, naming the field', async () => {
+    const s = await scene()
+    const error = await rejectionOf(() => s.root.agents.create(throwingGetter('owner', 'no owner')))
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('agent create options owner could not be read: no owner')
+    await s.end()
+  })
+
+  it('rejects create options whose signal getter throws, naming the field', async () => {
+    const s = await scene()
+    const error = await rejectionOf(() => s.root.agents.create(throwingGetter('signal', 'no signal')))
+    expect(error.message).to.equal('agent create options signal could not be read: no signal')
+    await s.end()
+  })
+
+  it('rejects resume options of null before asking any store', async () => {
+    const s = await scene()
+    const asked: string[] = []
+    s.on('session/load', (id) => void asked.push(id))
+    const error = await rejectionOf(() => s.root.agents.resume('some-id', null as unknown as CreateAgentOptions))
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('agent resume options must be an object')
+    expect(asked).to.deep.equal([])
+    await s.end()
+  })
+})

@@ -1,0 +1,120 @@
+import { expect } from 'chai'
+import { Context } from 'cordis'
+import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
+import { Host } from '../../plugins/host/index.ts'
+import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
+import { createOpenAIAdapter } from '../../plugins/openai-model/adapter.ts'
+import { ContentFilterError } from '../../plugins/openai-model/errors.ts'
+import { OpenAIModel } from '../../plugins/openai-model/index.ts'
+import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
+
+const apiKey = 'sk-stream-faults-5d1e'
+const filtered = "model request failed: the provider's content filter stopped the answer"
+
+function makeRequest(): ModelRequest {
+  return {
+    agent: { id: 'agent-1' } as unknown as Agent,
+    model: 'test-model',
+    system: '',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+    signal: new AbortController().signal,
+  }
+}
+
+async function collect(parts: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
+  const collected: StreamPart[] = []
+  try {
+    for await (const part of parts) collected.push(part)
+  } catch (error) {
+    return { parts: collected, error }
+  }
+  return { parts: collected }
+}
+
+describe('openai-model adapter: stream faults', () => {
+  let server: ChatServer | undefined
+
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+
+  async function streamOf(chunks: Parameters<typeof sendStream>[1]) {
+    server = await startChatServer((_request, response) => sendStream(response, chunks))
+    return collect(createOpenAIAdapter({ baseURL: server.baseURL, apiKey }).stream(makeRequest()))
+  }
+
+  it('joins a tool-call name streamed in pieces', async () => {
+    const { parts } = await streamOf([
+      toolChunk([{ index: 0, id: 'call_a', name: 'get_' }]),
+      toolChunk([{ index: 0, name: 'weather', arguments: '{"city":' }]),
+      toolChunk([{ index: 0, arguments: '"Oslo"}' }]),
+      finishChunk('tool_calls'),
+    ])
+    expect(parts).to.deep.equal([
+      { type: 'tool-call', id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ])
+  })
+
+  it('keeps a tool-call name that a server repeats whole in every chunk', async () => {
+    const { parts } = await streamOf([
+      toolChunk([{ index: 0, id: 'call_a', name: 'get_weather', arguments: '{}' }]),
+      toolChunk([{ index: 0, name: 'get_weather' }]),
+      finishChunk('tool_calls'),
+    ])
+    expect(parts[0]).to.deep.equal({ type: 'tool-call', id: 'call_a', name: 'get_weather', arguments: '{}' })
+  })
+
+  it('fails a content_filter finish with code CONTENT_FILTERED instead of finishing', async () => {
+    const { parts, error } = await streamOf([textChunk('Here is how to'), finishChunk('content_filter')])
+    expect(parts).to.deep.equal([{ type: 'text-delta', text: 'Here is how to' }])
+    expect(error).to.be.instanceOf(ContentFilterError)
+    expect((error as ContentFilterError).code).to.equal('CONTENT_FILTERED')
+    expect((error as Error).message).to.equal(filtered)
+  })
+})
+
+describe('OpenAIModel: a content_filter finish in a run', () => {
+  let root: Context
+  let host: ReturnType<Context['plugin']>
+  let server: ChatServer | undefined
+
+  beforeEach(async () => {
+    root = new Context()
+    host = root.plugin(Host, { maxSteps: 8 } as Host.Config)
+    await host
+    await root.plugin(InProcessRun)
+  })
+
+  afterEach(async () => {
+    // unloading the host disposes every agent a test created
+    await host.dispose()
+    await server?.close()
+    server = undefined
+  })
+
+  async function serveFiltered(): Promise<void> {
+    server = await startChatServer((_request, response) => sendStream(response, [textChunk('Partial'), finishChunk('content_filter')]))
+    await root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
+  }
+
+  it('ends the turn error with code CONTENT_FILTERED, never completed', async () => {
+    await serveFiltered()
+    const { agent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
+    expect(ends).to.deep.equal([{ turn: 1, reason: { kind: 'error', error: { message: filtered, code: 'CONTENT_FILTERED' } } }])
+  })
+
+  it('reports a child cut off by the filter as error with a diagnostic naming the code', async () => {
+    await serveFiltered()
+    const { agent: parent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    const run = await root.inprocessRun.spawn({ parent, prompt: 'do it', signal: new AbortController().signal })
+    const result = await run.result
+    expect(result.stopReason).to.equal('error')
+    expect(result.diagnostic).to.equal(`the child turn failed: ${filtered} (CONTENT_FILTERED)`)
+    await run.dispose()
+  })
+})
