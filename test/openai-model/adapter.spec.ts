@@ -346,7 +346,8 @@ describe('openai-model adapter', () => {
           openStream(response)
           writeChunk(response, textChunk('partial'))
         },
-        { timeoutMs: 50 },
+        // long enough for the first chunk to arrive on a loaded machine, short enough to wait out
+        { timeoutMs: 1000 },
       )
       const parts: StreamPart[] = []
       const error = await failure(
@@ -355,7 +356,7 @@ describe('openai-model adapter', () => {
         })(),
       )
       expect(parts).to.deep.equal([{ type: 'text-delta', text: 'partial' }])
-      expect((error as Error).message).to.equal('model request failed: timed out after 50 ms')
+      expect((error as Error).message).to.equal('model request failed: timed out after 1000 ms')
     })
 
     it('rejects a missing model before sending anything', async () => {
