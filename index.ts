@@ -15,9 +15,12 @@ export type { ScriptedResponse, ScriptedToolCall, ScriptEntry } from './plugins/
 export { SessionFileError, SessionFiles } from './plugins/session-files/index.ts'
 export { StructuredOutput } from './plugins/structured-output/index.ts'
 export { SubagentTool } from './plugins/subagent-tool/index.ts'
+export { TreeBudget } from './plugins/tree-budget/index.ts'
+export type { BudgetRemaining } from './lib/tree-budget.ts'
 
 export {
   AgentDisposedError,
+  SubagentBudgetError,
   SubagentDepthError,
   SubagentError,
   UnsupportedCapabilityError,

@@ -8,7 +8,7 @@ import { SubagentError, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import type { SessionEvent, SubagentPlan, SubagentStartRequest } from '../../lib/types.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
-export const capabilityFields = ['outputSchema'] as const
+export const capabilityFields = ['outputSchema', 'budget'] as const
 
 export const abortedBeforePublication = 'subagent request was aborted before child publication'
 

@@ -7,9 +7,11 @@ import Schema from 'schemastery'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import { subagentTool } from './tool.ts'
+import { canDelegate, DELEGATION_ORDER, DELEGATION_SECTION, delegationText } from './delegation-section.ts'
+import { subagentTool, TOOL_NAME } from './tool.ts'
 
 export {
+  BUDGET_HEADING,
   CANCELLED_HEADING,
   DECLINED_HEADING,
   FAILED_HEADING,
@@ -20,6 +22,7 @@ export {
   TOKEN_LIMIT_HEADING,
   toToolResult,
 } from './outcome.ts'
+export { DELEGATION_ORDER, DELEGATION_SECTION, delegationText } from './delegation-section.ts'
 export {
   NO_CALLING_AGENT_MESSAGE,
   type SubagentToolArgs,
@@ -35,14 +38,26 @@ export {
  */
 export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   const locale = config?.locale ?? 'en-US'
-  ctx.tools.register(
-    subagentTool({
+  const toolCap = config?.maxDepth
+  const driver = () => ctx.inprocessRun
+  const tools = ctx.tools
+  ctx.tools.register({
+    ...subagentTool({
       description: config?.description || text(locale, 'subagentTool.description'),
       locale,
-      maxDepth: config?.maxDepth,
-      driver: () => ctx.inprocessRun,
+      maxDepth: toolCap,
+      driver,
     }),
-  )
+    // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
+    available: (agent) => canDelegate(driver().outlook(agent), toolCap),
+  })
+  ctx.on('system-prompt/assemble', (assembly, { agent }, next) => {
+    const outlook = driver().outlook(agent)
+    if (outlook && tools.get(TOOL_NAME, agent)) {
+      assembly.sections.push({ name: DELEGATION_SECTION, order: DELEGATION_ORDER, text: delegationText(outlook, locale, toolCap) })
+    }
+    return next()
+  })
 }
 
 export namespace SubagentTool {

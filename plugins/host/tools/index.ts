@@ -63,6 +63,19 @@ function assertDefinition(def: ToolDefinition): void {
     throw new TypeError(`tool "${def.name}" parameters: ${error instanceof Error ? error.message : String(error)}`)
   }
   if (typeof def.execute !== 'function') throw new TypeError(`tool "${def.name}" execute must be a function`)
+  if (def.available !== undefined && typeof def.available !== 'function') {
+    throw new TypeError(`tool "${def.name}" available must be a function`)
+  }
+}
+
+/** Asks a conditional tool whether `agent` may see it now; a throw hides it (fails closed). */
+function isAvailable(tool: ScopedTool, agent: Agent | undefined): boolean {
+  if (!tool.available || !agent) return true
+  try {
+    return tool.available(agent) === true
+  } catch {
+    return false
+  }
 }
 
 /** The agent scope of an agent object (every host agent carries one). */
@@ -79,6 +92,8 @@ export class Tools extends Service {
   private readonly globals = new Map<string, ScopedTool>()
   private readonly globalGuards: ToolGuard[] = []
   private globalVersion = 0
+  /** Registered tools (any scope) that have `available`: while 0, listings skip asking. */
+  private conditional = 0
   private globalSchemas?: readonly ToolSchema[]
   private readonly scopedSchemas = new WeakMap<AgentScope, { key: string; schemas: readonly ToolSchema[] }>()
   private dispatcher?: HookDispatcher
@@ -105,6 +120,7 @@ export class Tools extends Service {
       description: def.description,
       parameters: def.parameters,
       execute: def.execute.bind(def) as ScopedTool['execute'],
+      ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
     })
     return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
       const table = scope ? (scope.tools ??= new Map()) : this.globals
@@ -112,10 +128,12 @@ export class Tools extends Service {
         throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
       }
       table.set(tool.name, tool)
+      if (tool.available) this.conditional++
       this.touch(scope)
       return () => {
         if (table.get(tool.name) !== tool) return
         table.delete(tool.name)
+        if (tool.available) this.conditional--
         this.touch(scope)
       }
     })
@@ -162,6 +180,24 @@ export class Tools extends Service {
 
   /** The schemas the agent (or a tool-less caller) sees, sorted by name. Frozen; do not mutate. */
   schemas(agent?: Agent): readonly ToolSchema[] {
+    const listed = this.listed(agent)
+    return this.conditional && agent ? this.available(listed, agent) : listed
+  }
+
+  /** `schemas` without the tools whose `available` says no, asked now; the same list when none does. */
+  private available(schemas: readonly ToolSchema[], agent: Agent): readonly ToolSchema[] {
+    const scope = agentScope(agent)
+    let kept: ToolSchema[] | undefined
+    for (let i = 0; i < schemas.length; i++) {
+      const tool = this.resolve(schemas[i].name, scope)
+      const visible = !tool || isAvailable(tool, agent)
+      if (!visible && !kept) kept = schemas.slice(0, i)
+      else if (visible && kept) kept.push(schemas[i])
+    }
+    return kept ? Object.freeze(kept) : schemas
+  }
+
+  private listed(agent: Agent | undefined): readonly ToolSchema[] {
     const scope = agentScope(agent)
     if (!scope?.tools?.size && !scope?.restrictions?.length) return this.globalList()
     const key = `${this.globalVersion}:${scope.toolsVersion}`
@@ -182,14 +218,15 @@ export class Tools extends Service {
   /** The schema of the tool `name` as the agent sees it, or `undefined`. */
   get(name: string, agent?: Agent): ToolSchema | undefined {
     const tool = this.resolve(name, agentScope(agent))
-    return tool && toSchema(tool)
+    return tool && isAvailable(tool, agent) ? toSchema(tool) : undefined
   }
 
   /** Runs one call through the pipeline. Never rejects for a tool's own failure: see `ToolResult`. */
   execute(request: ExecuteRequest): Promise<ToolResult> {
     const scope = agentScope(request.agent)
+    const tool = this.resolve(request.name, scope)
     return runPipeline(request, {
-      tool: this.resolve(request.name, scope),
+      tool: tool && isAvailable(tool, request.agent) ? tool : undefined,
       scope,
       dispatcher: this.dispatcher!,
       guards: this.guardsFor(scope),
