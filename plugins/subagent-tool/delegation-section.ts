@@ -28,7 +28,7 @@ export function delegationText(outlook: DelegationOutlook, locale: Locale, toolC
       }),
     )
   }
-  return lines.join(' ')
+  return lines.join('\n')
 }
 
 /** Whether the agent could start a child through the tool now (depth cap, budget). */

@@ -85,18 +85,24 @@ export class TreeBudget {
     })
     // checked again where the request is sent: concurrent agents may have spent the rest meanwhile
     ctx.on('agent/model-request', (agent) => {
+      // a node made just now was restored from the session, whose `step/start` already counts this request
+      const isNew = this.#ledger.known(agent.session) === undefined
       const node = this.#ledger.nodeOf(agent)
       const spent = this.#ledger.spentBeforeRequest(node)
       if (spent) return { kind: 'budget', limit: spent.limit, used: spent.used, max: spent.max }
-      this.#ledger.chargeRequest(node)
+      if (!isNew) this.#ledger.chargeRequest(node)
     })
     ctx.on('session/event', (session, event) => {
       if (event.type !== 'assistant/message') return
       const usage = (event.data as { usage?: { inputTokens: number; outputTokens: number } }).usage
       if (!usage) return
-      const agent = agents.get(session.id)
-      const node = this.#ledger.known(session) ?? (agent ? this.#ledger.nodeOf(agent) : undefined)
+      const node = this.#ledger.known(session)
       if (node) this.#ledger.chargeMessage(node, usage)
+      else {
+        // restored from the session, which already holds this message: counted exactly once
+        const agent = agents.get(session.id)
+        if (agent) this.#ledger.nodeOf(agent)
+      }
     })
     ctx.on('agent/disposed', (agent) => {
       this.#admission.close(agent.id, () => new AgentDisposedError(agent.id))

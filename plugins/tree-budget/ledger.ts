@@ -110,7 +110,13 @@ export class Ledger {
     const { header, events } = agent.session
     let node: BudgetNode
     if (header.parentSession === undefined) {
-      node = { agentId: agent.id, pool: this.treePool(), usage: emptyUsage() }
+      // a resumed root starts from what its own file records (nothing, for a new one)
+      const record = ownRecord(events, header.seedLength ?? 0)
+      const pool = this.treePool()
+      pool.restore(record)
+      const usage = emptyUsage()
+      addUsage(usage, record.usage)
+      node = { agentId: agent.id, pool, usage }
     } else {
       const seedLength = header.seedLength ?? 0
       const record = ownRecord(events, seedLength)
