@@ -1,6 +1,7 @@
 import type { Context, Fiber } from 'cordis'
 import Schema from 'schemastery'
-import { AgentDisposedError, SubagentError } from '../../lib/errors.ts'
+import { Dispatch } from '../../lib/dispatch.ts'
+import { AgentDisposedError, SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, SubagentPlan, SubagentResult, SubagentRun, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
@@ -42,6 +43,7 @@ export class TreeBudget {
   readonly #tickets = new WeakMap<SubagentPlan, Ticket>()
   readonly #running = new Map<string, Ticket>()
   readonly #agents: Context['agents']
+  readonly #events: Dispatch
 
   constructor(ctx: Context, config: TreeBudget.Config) {
     this.#config = config ?? {}
@@ -53,6 +55,7 @@ export class TreeBudget {
     )
     this.#admission = new Admission(() => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT)
     const logger = ctx.logger('tree-budget')
+    this.#events = new Dispatch(ctx.events, (error, event) => logger.warn(`a "${event}" listener failed: ${thrownMessage(error)}`))
     const fiber = ctx.fiber
 
     // a config update applies in place instead of restarting: what was spent lives with the trees
@@ -181,6 +184,7 @@ export class TreeBudget {
     if (!ticket) return
     this.#ledger.bind(child, ticket.node)
     this.#running.set(child.id, ticket)
+    if (!this.#isPersisting()) return
     const tree = rootPool(ticket.node.pool)
     const grant: GrantRecord = {
       ...(plan.request.budget ? { reservation: { ...plan.request.budget } } : {}),
@@ -205,10 +209,18 @@ export class TreeBudget {
     const record: ChildRecord = { childId, usage: { ...ticket.node.usage } }
     // for a resumed parent: its file then holds what this subtree spent
     try {
-      if (this.#agents.get(parent.id) === parent) parent.session.append(CHILD_EVENT, record)
+      if (this.#isPersisting() && this.#agents.get(parent.id) === parent) parent.session.append(CHILD_EVENT, record)
     } catch {
       // a parent whose session is gone has no file to keep the record in
     }
+  }
+
+  /**
+   * Whether a session store is loaded (something answers `session/load`): without one no session
+   * can be resumed, so the budget records are not written and a parent's log does not grow.
+   */
+  #isPersisting(): boolean {
+    return this.#events.has('session/load')
   }
 
   #close(ticket: Ticket): void {
