@@ -124,6 +124,9 @@ async function budgetOverhead(): Promise<Record<string, number>> {
     for (let i = 0; i < block; i++) without.push(await plain.cycle())
     for (let i = 0; i < block; i++) withBudget.push(await metered.cycle())
   }
+  // the metered host must really have metered every cycle
+  const counted = (metered.root as Context & { treeBudget: { usage(agent: Agent): { children: number } } }).treeBudget.usage(metered.parent).children
+  if (counted !== withBudget.length + scale(1000) + 1) throw new Error(`TreeBudget counted ${counted} children`)
   const p50Without = median(without)
   const p50With = median(withBudget)
   return {
