@@ -64,7 +64,9 @@ describe('TreeBudget properties (SPEC §9)', function () {
         const own = new Map<string, Usage>()
         const parentOf = new Map<string, string>()
         const treeUsages: { id: string; treeUsage?: Usage }[] = []
-        const inFlight = new Set<Usage>()
+        // per agent (one request at a time each): the usage its request in flight will report,
+        // from the send until its message is appended
+        const inFlight = new Map<string, Usage>()
         let reachedWith: Usage[] | undefined
         let sent = 0
         let treeRoot: Agent | undefined
@@ -74,12 +76,13 @@ describe('TreeBudget properties (SPEC §9)', function () {
           if (session.header.parentSession) parentOf.set(session.id, session.header.parentSession)
           if (event.type !== 'assistant/message') return
           const message = event.data as { usage?: Usage }
+          inFlight.delete(session.id)
           if (!message.usage) return
           if (!own.has(session.id)) own.set(session.id, { inputTokens: 0, outputTokens: 0 })
           add(own.get(session.id)!, message.usage)
           const used = budget.usage(treeRoot!)
           if (!reachedWith && config.maxTokens !== undefined && used.inputTokens + used.outputTokens >= config.maxTokens) {
-            reachedWith = [message.usage, ...inFlight]
+            reachedWith = [message.usage, ...inFlight.values()]
           }
         })
         registrations.push(off)
@@ -129,17 +132,16 @@ describe('TreeBudget properties (SPEC §9)', function () {
             const step = (steps.get(request.agent.id) ?? 0) + 1
             steps.set(request.agent.id, step)
             const reported = step === 1 ? plan.first : plan.second
-            inFlight.add(reported)
+            // a failed or cancelled request ends without usage
+            inFlight.set(request.agent.id, step === 1 || plan.fate === 'ok' ? reported : { inputTokens: 0, outputTokens: 0 })
             await Promise.resolve()
             if (step === 1) {
               if (plan.children.length) yield { type: 'tool-call', id: 'f', name: 'fanout', arguments: '{}' }
               else if (plan.fate !== 'ok') yield { type: 'tool-call', id: 'x', name: 'noop', arguments: '{}' }
               else yield { type: 'text-delta', text: 'done' }
-              inFlight.delete(reported)
               yield { type: 'finish', reason: 'stop', usage: plan.first }
               return
             }
-            if (plan.fate !== 'ok') inFlight.delete(reported)
             if (plan.fate === 'fail') throw new Error('boom')
             if (plan.fate === 'cancel') {
               const aborted = new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }))
@@ -147,7 +149,6 @@ describe('TreeBudget properties (SPEC §9)', function () {
               await aborted
             }
             yield { type: 'text-delta', text: 'done' }
-            inFlight.delete(reported)
             yield { type: 'finish', reason: 'stop', usage: plan.second }
           },
         })

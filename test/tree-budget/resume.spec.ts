@@ -83,4 +83,25 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     await handle.dispose()
     await second.close()
   })
+
+  it('counts a resumed child of a live parent once: its past stays counted, its new messages add', async () => {
+    const host = await budgetProcess(dir, {})
+    const parent = await host.agent()
+    host.scripted.push({ text: 'child', usage: { inputTokens: 10, outputTokens: 2 } })
+    const run = await host.root.inprocessRun.spawn({ parent, prompt: 'task', signal: new AbortController().signal })
+    await run.result
+    const childId = run.id
+    await run.dispose()
+    await host.files.flush()
+    const handle = await host.root.agents.resume(childId, { owner: parent, agentOptions: scriptedOptions })
+    expect(host.root.treeBudget.usage(parent)).to.deep.equal({ inputTokens: 10, outputTokens: 2, modelRequests: 1, children: 1 })
+    host.scripted.push({ text: 'again', usage: { inputTokens: 3, outputTokens: 1 } })
+    handle.agent.followup('more')
+    await handle.agent.whenIdle()
+    expect(host.root.treeBudget.usage(parent)).to.deep.equal({ inputTokens: 13, outputTokens: 3, modelRequests: 2, children: 1 })
+    expect(host.root.treeBudget.usage(handle.agent)).to.deep.equal({ inputTokens: 13, outputTokens: 3, modelRequests: 2, children: 0 })
+    await handle.dispose()
+    await host.close()
+  })
 })
+

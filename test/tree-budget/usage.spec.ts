@@ -80,4 +80,25 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
     expect(fixture.budget.remaining(fixture.root)).to.deep.equal({ children: Infinity, tokens: 44, modelRequests: Infinity })
     await fixture.close()
   })
+
+  it('counts the request of a child disposed mid-turn, and no tokens for its interrupted message', async () => {
+    const fixture = await createBudgetFixture()
+    fixture.host.scripted.push('hang')
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const streamed = new Promise<void>((resolve) => {
+      const off = fixture.host.root.on('session/event', (session, event) => {
+        if (session === run.agent.session && event.type === 'assistant/delta') {
+          off()
+          resolve()
+        }
+      })
+    })
+    await streamed
+    await run.dispose()
+    expect([(await run.result).treeUsage, fixture.budget.usage(fixture.root)]).to.deep.equal([
+      { inputTokens: 0, outputTokens: 0 },
+      { inputTokens: 0, outputTokens: 0, modelRequests: 1, children: 1 },
+    ])
+    await fixture.close()
+  })
 })
