@@ -25,13 +25,6 @@ export class Admission {
   /** @param limit `maxConcurrent`, read each time a slot is asked for or freed */
   constructor(private readonly limit: () => number) {}
 
-  /** Starts waiting in line, across all parents. */
-  get waiting(): number {
-    let total = 0
-    for (const lane of this.#lanes.values()) total += lane.line.size
-    return total
-  }
-
   /**
    * A slot of `parentId`: at once when one is free and nobody waits, else a promise that
    * resolves in line order. An abort while waiting rejects with `abortError()` and leaves the line.

@@ -4,7 +4,7 @@
  * tree's, or the reservation it lives under) and adds to its own and every ancestor's usage.
  */
 import { Pool, type SpentLimit } from '../../lib/tree-budget.ts'
-import type { Agent, BudgetLimit, BudgetReservation, Session, SessionEventData, TreeUsage, Usage } from '../../lib/types.ts'
+import type { Agent, BudgetLimit, BudgetReservation, Session, TreeUsage, Usage } from '../../lib/types.ts'
 import { grantOf, ownRecord } from './session-record.ts'
 
 export interface BudgetNode {
@@ -152,4 +152,3 @@ export class Ledger {
   }
 }
 
-export type { SessionEventData }
