@@ -21,9 +21,12 @@ export {
   BACKGROUND_START_EVENT,
   interruptedBackgroundRuns,
 } from './lib/background-record.ts'
+export { TreeBudget } from './plugins/tree-budget/index.ts'
+export type { BudgetRemaining } from './lib/tree-budget.ts'
 
 export {
   AgentDisposedError,
+  SubagentBudgetError,
   SubagentDepthError,
   SubagentError,
   UnsupportedCapabilityError,

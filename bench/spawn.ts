@@ -2,7 +2,9 @@
  * The in-process subagent cycle of ../shared/BENCH.md: spawn → result → dispose on a scripted
  * model that answers `ok` at once. Each phase runs in a fresh child process; the parent prints
  * exactly one JSON line to stdout. Run: `npm run bench` (`--quick` scales counts down for smoke
- * runs; `--variant=structured` adds an output schema and one valid capture per child).
+ * runs; `--variant=structured` adds an output schema and one valid capture per child;
+ * `--variant=budget` loads TreeBudget with limits never reached, and adds two phases: the cycle
+ * with and without TreeBudget in the same process, and queued starts at growing queue lengths).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -13,14 +15,17 @@ import { InProcessRun } from '../plugins/inprocess-run/index.ts'
 import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import type { Agent, SubagentRun, SubagentStartRequest } from '../lib/types.ts'
 
-type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings'
-const phases: Phase[] = ['latency', 'throughput', 'hold', 'leak', 'siblings']
+type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings' | 'budget-overhead' | 'queue'
+const basePhases: Phase[] = ['latency', 'throughput', 'hold', 'leak', 'siblings']
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const variant = args.find((arg) => arg.startsWith('--variant='))?.slice('--variant='.length) ?? 'plain'
 const phaseArg = args.find((arg) => arg.startsWith('--phase='))?.slice('--phase='.length) as Phase | undefined
 const scale = (n: number) => (quick ? Math.max(10, Math.ceil(n / 20)) : n)
+const phases: Phase[] = variant === 'budget' ? [...basePhases, 'budget-overhead', 'queue'] : basePhases
+// set, so every check runs, and never reached
+const unreachable = { maxConcurrent: 1e9, maxChildren: 1e12, maxTokens: 1e12, maxModelRequests: 1e12 }
 
 const gc = (globalThis as { gc?: () => void }).gc
 async function fullGc(): Promise<void> {
@@ -49,7 +54,7 @@ const outputSchema = {
   additionalProperties: false,
 }
 
-async function setupHost() {
+async function setupHost(budget: Record<string, number> | undefined = variant === 'budget' ? unreachable : undefined) {
   const root = new Context()
   await root.plugin(Host, { maxSteps: 32 })
   await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
@@ -57,6 +62,10 @@ async function setupHost() {
   if (variant === 'structured') {
     const { default: StructuredOutput } = await import('../plugins/structured-output/index.ts')
     await root.plugin(StructuredOutput)
+  }
+  if (budget) {
+    const { default: TreeBudget } = await import('../plugins/tree-budget/index.ts')
+    await root.plugin(TreeBudget, budget)
   }
   const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
   const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
@@ -94,7 +103,68 @@ async function setupHost() {
   return { root, parent: handle.agent, runner, request, check, cycle }
 }
 
+/**
+ * The latency cycle on two hosts in one process, without and with TreeBudget, in alternating
+ * blocks so that both see the same machine noise.
+ */
+async function budgetOverhead(): Promise<Record<string, number>> {
+  const plain = await setupHost(undefined)
+  const metered = await setupHost(unreachable)
+  await plain.cycle()
+  await metered.cycle()
+  for (let i = 0; i < scale(1000); i++) {
+    await plain.cycle()
+    await metered.cycle()
+  }
+  await fullGc()
+  const without: number[] = []
+  const withBudget: number[] = []
+  const block = 250
+  for (let b = 0; b < scale(40); b++) {
+    for (let i = 0; i < block; i++) without.push(await plain.cycle())
+    for (let i = 0; i < block; i++) withBudget.push(await metered.cycle())
+  }
+  // the metered host must really have metered every cycle
+  const counted = (metered.root as Context & { treeBudget: { usage(agent: Agent): { children: number } } }).treeBudget.usage(metered.parent).children
+  if (counted !== withBudget.length + scale(1000) + 1) throw new Error(`TreeBudget counted ${counted} children`)
+  const p50Without = median(without)
+  const p50With = median(withBudget)
+  return {
+    budget_cycle_p50_us_without: p50Without,
+    budget_cycle_p50_us_with: p50With,
+    budget_cycle_overhead_pct: ((p50With - p50Without) / p50Without) * 100,
+  }
+}
+
+/**
+ * Starts issued back to back under `maxConcurrent: 1`, so all but one wait in line: the cost per
+ * start at each queue length (flat means O(1) per start).
+ */
+async function queuedStarts(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const n of quick ? [100, 1000] : [100, 1000, 10000]) {
+    const bench = await setupHost({ ...unreachable, maxConcurrent: 1 })
+    await bench.cycle()
+    await fullGc()
+    const t0 = performance.now()
+    const cycles: Promise<void>[] = []
+    for (let i = 0; i < n; i++) {
+      cycles.push(
+        bench.runner.spawn(bench.request(bench.parent)).then(async (run) => {
+          bench.check(await run.result)
+          await run.dispose()
+        }),
+      )
+    }
+    await Promise.all(cycles)
+    out[`budget_queued_start_us_at_${n}`] = ((performance.now() - t0) * 1000) / n
+  }
+  return out
+}
+
 async function runPhase(phase: Phase): Promise<Record<string, number>> {
+  if (phase === 'budget-overhead') return budgetOverhead()
+  if (phase === 'queue') return queuedStarts()
   const bench = await setupHost()
   await bench.cycle() // sanity
   if (phase === 'latency') {

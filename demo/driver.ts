@@ -13,6 +13,7 @@ import type {} from '../plugins/inprocess-run/index.ts'
 import type {} from '../plugins/loader/index.ts'
 import type {} from '../plugins/scripted-model/index.ts'
 import type {} from '../plugins/subagent-tool/index.ts'
+import type { TreeBudget } from '../plugins/tree-budget/index.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 import { demoReply } from './script.ts'
 import { story } from './story.ts'
@@ -114,15 +115,23 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
     for (const event of agent.session.events) {
       if (event.type === 'assistant/message') addUsage(parentUsage, (event.data as SessionEventData['assistant/message']).usage)
     }
-    const total = { inputTokens: parentUsage.inputTokens + children.usage.inputTokens, outputTokens: parentUsage.outputTokens + children.usage.outputTokens }
+    // with TreeBudget loaded, the tree's own roll-up: every agent of the tree, each message once
+    const budget = ctx.get('treeBudget') as TreeBudget | undefined
+    const tree = budget?.usage(agent)
+    const total = tree
+      ? { inputTokens: tree.inputTokens, outputTokens: tree.outputTokens }
+      : { inputTokens: parentUsage.inputTokens + children.usage.inputTokens, outputTokens: parentUsage.outputTokens + children.usage.outputTokens }
     const ok = isComplete && children.started > 0 && children.completed === children.started
+    const params = {
+      completed: children.completed,
+      started: children.started,
+      tokens: formatTokens(total, locale),
+      ms: Math.round(performance.now() - startedAt),
+    }
     write(
-      text(locale, ok ? 'demo.done' : 'demo.problems', {
-        completed: children.completed,
-        started: children.started,
-        tokens: formatTokens(total, locale),
-        ms: Math.round(performance.now() - startedAt),
-      }),
+      tree
+        ? text(locale, ok ? 'demo.doneTree' : 'demo.problemsTree', { ...params, requests: tree.modelRequests })
+        : text(locale, ok ? 'demo.done' : 'demo.problems', params),
     )
     return ok ? 0 : 1
   }

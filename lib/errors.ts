@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'SESSION_FILE'
   | 'CONFIG'
   | 'SANDBOX'
+  | 'BUDGET_EXHAUSTED'
 
 /**
  * The message of any thrown value, for logs and error results. Never throws: a value whose message
@@ -80,5 +81,19 @@ export class AgentDisposedError extends SubagentError {
   override readonly name = 'AgentDisposedError'
   constructor(readonly agentId: string) {
     super('AGENT_DISPOSED', `agent "${agentId}" is disposed`)
+  }
+}
+
+/** Which tree budget a start or a turn ran into (SPEC §9). */
+export type BudgetLimit = 'children' | 'tokens' | 'modelRequests'
+
+/**
+ * A start that the tree budget (or the reservation the parent lives under) cannot pay for
+ * (SPEC §9). Raised before anything is created.
+ */
+export class SubagentBudgetError extends SubagentError {
+  override readonly name = 'SubagentBudgetError'
+  constructor(readonly limit: BudgetLimit, readonly used: number, readonly max: number) {
+    super('BUDGET_EXHAUSTED', `subagent budget exhausted: ${limit} ${used} of ${max}`)
   }
 }

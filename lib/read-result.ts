@@ -38,6 +38,10 @@ export interface DiagnosticTexts {
   readonly unknownEnd: string
   readonly tokenLimit: string
   readonly blocked: string
+  /** `{limit}`, `{used}`, `{max}`: the budget that stopped the turn (SPEC §9). */
+  readonly budget: string
+  /** `{limit}`: a budget stop whose figures the turn end does not carry. */
+  readonly budgetLimit: string
 }
 
 /**
@@ -57,6 +61,8 @@ export const DIAGNOSTIC_TEXTS: DiagnosticTexts = Object.freeze({
   unknownEnd: 'the child turn ended for an unknown reason',
   tokenLimit: 'the child hit its token limit',
   blocked: 'a pre-step hook blocked the child turn',
+  budget: 'the delegation tree exhausted its {limit} budget ({used} of {max})',
+  budgetLimit: 'the delegation tree exhausted its {limit} budget',
 })
 
 /**
@@ -67,7 +73,7 @@ export const DIAGNOSTIC_TEXTS: DiagnosticTexts = Object.freeze({
  *   else all own `assistant/delta` text as one text block; else `[]`.
  * - `stopReason`: from the last own `turn/end` of a turn that did work — it had a `step/start`
  *   (matched by `turn`), or ended `blocked`, `aborted` or `error` after claiming input. completed →
- *   `completed`, max-tokens → `max-tokens`, aborted → `aborted`, blocked → `refusal`, error,
+ *   `completed`, max-tokens → `max-tokens`, aborted → `aborted`, blocked → `refusal`, budget → `budget`, error,
  *   interrupted or an unknown kind → `error`; no such turn → `error`. When `cancelled`, every
  *   reason but `completed` becomes `aborted`.
  * - `diagnostic` (every non-completed result; at most 4096 UTF-8 bytes, cut on a character boundary
@@ -76,7 +82,8 @@ export const DIAGNOSTIC_TEXTS: DiagnosticTexts = Object.freeze({
  *   only when present; `the child turn failed` alone when the message is empty);
  *   `the child turn was interrupted`; `the child turn ended for an unknown reason`;
  *   `the child hit its token limit`; `a pre-step hook blocked the child turn`;
- *   `the child never ran a turn`. Nothing else of the error (no stack, no arguments) is included.
+ *   `the child never ran a turn`; `the delegation tree exhausted its <limit> budget (<used> of <max>)`.
+ *   Nothing else of the error (no stack, no arguments) is included.
  * - `usage`: the sum over own `assistant/message` events that carry one; absent when none does.
  *
  * `texts` replaces the diagnostic templates above (default `DIAGNOSTIC_TEXTS`).
@@ -117,8 +124,8 @@ export function readResult(
         if (reason !== undefined) break
         const data = event.data as SessionEventData['turn/end']
         const kind = data.reason.kind
-        // a blocked, aborted or failed turn claimed input even when no step started
-        if (kind === 'blocked' || kind === 'aborted' || kind === 'error') reason = data.reason
+        // a blocked, aborted, failed or budget-stopped turn claimed input even when no step started
+        if (kind === 'blocked' || kind === 'aborted' || kind === 'error' || kind === 'budget') reason = data.reason
         else pending = data
         break
       }
@@ -170,6 +177,8 @@ function stopReasonOf(reason: TurnEndReason | undefined): StopReason {
       return 'aborted'
     case 'blocked':
       return 'refusal'
+    case 'budget':
+      return 'budget'
     default:
       return 'error'
   }
@@ -185,9 +194,19 @@ function diagnose(stopReason: StopReason, reason: TurnEndReason | undefined, tex
       return texts.tokenLimit
     case 'refusal':
       return texts.blocked
+    case 'budget':
+      return diagnoseBudget(reason, texts)
     default:
       return diagnoseError(reason, texts)
   }
+}
+
+function diagnoseBudget(reason: TurnEndReason | undefined, texts: DiagnosticTexts): string {
+  if (reason?.kind !== 'budget') return texts.unknownEnd
+  const { limit, used, max } = reason
+  return typeof used === 'number' && typeof max === 'number'
+    ? format(texts.budget, { limit, used: String(used), max: String(max) })
+    : format(texts.budgetLimit, { limit })
 }
 
 function diagnoseError(reason: TurnEndReason | undefined, texts: DiagnosticTexts): string {

@@ -3,6 +3,9 @@
  * registration, no runtime code beyond type imports.
  */
 import type { Context } from 'cordis'
+import type { BudgetLimit } from './errors.ts'
+
+export type { BudgetLimit }
 
 // ---------------------------------------------------------------------------------------------
 // Content (SPEC §1.1)
@@ -43,6 +46,11 @@ export type TurnEndReason =
   | { kind: 'error'; error: { message: string; code?: string } }
   | { kind: 'blocked' }
   | { kind: 'interrupted' }
+  /**
+   * A tree budget was spent before a model request (SPEC §9). `used` and `max` are the figures of
+   * the budget (tree or reservation) that stopped the turn, when the stopping plugin knows them.
+   */
+  | { kind: 'budget'; limit: BudgetLimit; used?: number; max?: number }
 
 /** Payloads of the event types the agent loop writes. */
 export interface SessionEventData {
@@ -158,6 +166,12 @@ export interface ToolDefinition {
    * (`{isError, content}`) is used as is; any other value becomes `{isError: false, value, content}`.
    */
   execute(args: never, exec: ToolExecution): unknown
+  /**
+   * Asked each time the agent's tools are listed, looked up or executed: `false` hides the tool
+   * from that agent (schemas, lookup, execution — `unknown tool "<name>"` — and Code Mode
+   * bindings). A throw counts as `false`. Absent: always available.
+   */
+  available?(agent: Agent): boolean
 }
 
 export interface ToolSchema { name: string; description: string; parameters: JsonSchema }
@@ -214,7 +228,7 @@ export interface ModelAdapter {
 // ---------------------------------------------------------------------------------------------
 // The driver (SPEC §2)
 
-export type StopReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | 'refusal'
+export type StopReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | 'refusal' | 'budget'
 
 export interface SubagentStartRequest {
   parent: Agent
@@ -231,6 +245,26 @@ export interface SubagentStartRequest {
    * `toolFilter` only narrows that. Default `false` (SPEC §2.2's flat scope).
    */
   inheritRestrictions?: boolean
+  /**
+   * Reserves this much of what the tree has left for the child's subtree (SPEC §9); each field a
+   * non-negative safe integer. Served by `TreeBudget`: without it the start rejects as unsupported.
+   */
+  budget?: BudgetReservation
+}
+
+/** What a start reserves for the child's subtree; an absent field reserves nothing of that limit. */
+export interface BudgetReservation {
+  tokens?: number
+  modelRequests?: number
+  children?: number
+}
+
+/** Usage of a subtree: its agents' own message usage, model requests sent and runs started. */
+export interface TreeUsage {
+  inputTokens: number
+  outputTokens: number
+  modelRequests: number
+  children: number
 }
 
 export interface SubagentStartOptions {
@@ -243,6 +277,11 @@ export interface SubagentResult {
   stopReason: StopReason
   diagnostic?: string
   usage?: Usage
+  /**
+   * The child's own usage plus every descendant's, when `TreeBudget` is loaded (SPEC §9). A
+   * snapshot taken when the result settles.
+   */
+  treeUsage?: Usage
 }
 
 export interface SubagentRun {
@@ -270,6 +309,31 @@ export interface SubagentPlan {
    * `validate` runs at entry step 6 and may throw to reject the start.
    */
   claim(field: string, validate?: () => void): void
+}
+
+/** What a tree budget has left for an agent; `Infinity` where no limit applies. */
+export interface DelegationBudget {
+  tokens: number
+  modelRequests: number
+  children: number
+}
+
+/**
+ * What an agent could delegate now (SPEC §9), as `subagent/outlook` listeners report it:
+ * `DepthPolicy` lowers `depthCap`, `TreeBudget` sets `budget` and, when a start could not be paid
+ * for, `blockedBy`.
+ */
+export interface DelegationOutlook {
+  readonly agent: Agent
+  /** The agent's own depth (header and runtime, as the driver counts it). */
+  readonly depth: number
+  readonly childDepth: number
+  /** Only ever lowered; `Infinity` while no policy caps depth. */
+  depthCap: number
+  budget?: DelegationBudget
+  blockedBy?: BudgetLimit
+  /** False when a child would exceed `depthCap` or a limit blocks a start. */
+  readonly canStart: boolean
 }
 
 /** What `subagent/start` and `subagent/end` observers receive. */

@@ -12,6 +12,10 @@ export function DepthPolicy(ctx: Context, config: DepthPolicy.Config): void {
   ctx.on('subagent/prepare', (plan) => {
     plan.depthCap = config.maxDepth
   })
+  // what the model is shown, and whether it sees the delegation tool at all (SPEC §9)
+  ctx.on('subagent/outlook', (outlook) => {
+    outlook.depthCap = config.maxDepth
+  })
 }
 
 export namespace DepthPolicy {

@@ -19,6 +19,7 @@ export const scopedEvents: ReadonlySet<string> = new Set([
   'agent/disposed',
   'agent/pre-step',
   'agent/turn-stop',
+  'agent/model-request',
   'session/event',
   'system-prompt/assemble',
   'tools/pre-execute',
@@ -34,6 +35,7 @@ export interface ScopedTool {
   parameters: { [key: string]: unknown }
   concurrent: boolean
   execute: (args: never, exec: never) => unknown
+  available?: (agent: Agent) => boolean
 }
 
 /**

@@ -9,7 +9,7 @@ import { forkSeed } from '../../lib/fork-seed.ts'
 import type { SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest } from '../../lib/types.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
-export const capabilityFields = ['outputSchema'] as const
+export const capabilityFields = ['outputSchema', 'budget'] as const
 
 export const abortedBeforePublication = 'subagent request was aborted before child publication'
 

@@ -1,9 +1,11 @@
 import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
-import { thrownMessage } from '../../lib/errors.ts'
+import { SubagentError, thrownMessage } from '../../lib/errors.ts'
+import { parentDepth } from '../../lib/depth.ts'
 import { redactSecrets } from '../../lib/redact.ts'
 import type {
   Agent,
+  DelegationOutlook,
   SessionEvent,
   SubagentInfo,
   SubagentPlan,
@@ -14,7 +16,8 @@ import type {
 } from '../../lib/types.ts'
 import type { Agents, Tools } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
-import { admit, enter, inheritRestrictions, readForkSeed, readStartSeed, type StartPlan } from './entry-checks.ts'
+import { abortedBeforePublication, admit, enter, inheritRestrictions, readForkSeed, readStartSeed, type StartPlan } from './entry-checks.ts'
+import { Outlook } from './outlook.ts'
 import { Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
@@ -36,6 +39,25 @@ declare module 'cordis' {
      * @mode serial
      */
     'subagent/setup'(child: Agent, plan: SubagentPlan): void | Promise<void>
+    /**
+     * After the entry checks, before creation: a listener may wait (a concurrency queue) and then
+     * charge what the start costs, or throw to reject it (nothing is created). Awaited in order;
+     * a signal aborted meanwhile rejects the start with `subagent request was aborted before
+     * child publication`. @mode serial
+     */
+    'subagent/admit'(plan: SubagentPlan): void | Promise<void>
+    /**
+     * A start rejected after `subagent/admit` began (a listener threw, or creation failed): give
+     * back what admitting charged. Every listener hears it, whether or not it admitted the plan.
+     * Observe-only, contained. @mode emit
+     */
+    'subagent/abandon'(plan: SubagentPlan, error: unknown): void
+    /**
+     * What `agent` could delegate now (SPEC §9): lower `outlook.depthCap`, report the budget left
+     * and the limit that blocks a start. Synchronous; asked each time a listing needs it. A throw
+     * is contained and logged. @mode emit
+     */
+    'subagent/outlook'(outlook: DelegationOutlook): void
     /**
      * The result on its way to `run.result`: return `next()` (possibly edited) or a replacement.
      * `next()` always returns a promise (the inner listeners start a microtask later, so the stack
@@ -89,7 +111,7 @@ export class InProcessRun {
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       admit(plan)
       if (request.inheritRestrictions) inheritRestrictions(plan, this.tools.visibleGlobals(request.parent))
-      return this.create(plan)
+      return dispatch.has('subagent/admit') ? this.admitThenCreate(plan) : this.create(plan)
     } catch (error) {
       return Promise.reject(error)
     }
@@ -109,6 +131,39 @@ export class InProcessRun {
       return Promise.reject(error)
     }
     return this.start(request, seed ? { seed } : undefined)
+  }
+
+  /**
+   * What `agent` could delegate now: its depth, the depth cap and the budget left, as the loaded
+   * policies (`subagent/outlook` listeners) report them; `undefined` when no policy listens.
+   * `canStart` is false when a child would exceed the cap or a policy reports a blocking limit.
+   */
+  outlook(agent: Agent): DelegationOutlook | undefined {
+    const dispatch = this.dispatch
+    if (!dispatch.has('subagent/outlook')) return undefined
+    let depth: number
+    try {
+      depth = parentDepth(agent.session.header.delegationDepth, agent.options.subagentDepth)
+    } catch {
+      // an agent whose depth cannot be read cannot start a child either (the start would throw)
+      return undefined
+    }
+    const outlook = new Outlook(agent, depth)
+    dispatch.emit('subagent/outlook', [outlook])
+    return outlook
+  }
+
+  private async admitThenCreate(plan: StartPlan): Promise<SubagentRun> {
+    const dispatch = this.dispatch
+    try {
+      await dispatch.serial('subagent/admit', [plan])
+      const { signal } = plan.request
+      if (signal.aborted) throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
+      return await this.create(plan)
+    } catch (error) {
+      if (dispatch.has('subagent/abandon')) dispatch.emit('subagent/abandon', [plan, error])
+      throw error
+    }
   }
 
   private async create(plan: StartPlan): Promise<SubagentRun> {

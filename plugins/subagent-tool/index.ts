@@ -11,7 +11,8 @@ import { type Locale, localeOption, localizeConfig, text } from '../../locales/i
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
 import { type BackgroundRunInfo, backgroundSettled, pendingRuns } from './background.ts'
-import { subagentTool } from './tool.ts'
+import { canDelegate, DELEGATION_ORDER, DELEGATION_SECTION, delegationText } from './delegation-section.ts'
+import { subagentTool, TOOL_NAME } from './tool.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -41,6 +42,7 @@ export {
 export { type BackgroundRunInfo, backgroundSettled } from './background.ts'
 
 export {
+  BUDGET_HEADING,
   CANCELLED_HEADING,
   DECLINED_HEADING,
   FAILED_HEADING,
@@ -51,6 +53,7 @@ export {
   TOKEN_LIMIT_HEADING,
   toToolResult,
 } from './outcome.ts'
+export { DELEGATION_ORDER, DELEGATION_SECTION, delegationText } from './delegation-section.ts'
 export {
   NO_CALLING_AGENT_MESSAGE,
   type SubagentToolArgs,
@@ -69,15 +72,27 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   const logger = ctx.logger('subagent-tool')
   // held directly: a background run may report after this plugin was unloaded
   const agents = rawService(ctx.agents)
-  ctx.tools.register(
-    subagentTool({
+  const toolCap = config?.maxDepth
+  const driver = () => ctx.inprocessRun
+  const tools = ctx.tools
+  ctx.tools.register({
+    ...subagentTool({
       description: config?.description || text(locale, 'subagentTool.description'),
       locale,
-      maxDepth: config?.maxDepth,
-      driver: () => ctx.inprocessRun,
+      maxDepth: toolCap,
+      driver,
       report: (error) => logger.warn(`a background subagent could not be delivered: ${thrownMessage(error)}`),
     }),
-  )
+    // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
+    available: (agent) => canDelegate(driver().outlook(agent), toolCap),
+  })
+  ctx.on('system-prompt/assemble', (assembly, { agent }, next) => {
+    const outlook = driver().outlook(agent)
+    if (outlook && tools.get(TOOL_NAME, agent)) {
+      assembly.sections.push({ name: DELEGATION_SECTION, order: DELEGATION_ORDER, text: delegationText(outlook, locale, toolCap) })
+    }
+    return next()
+  })
   const service: SubagentToolService = {
     pending: (parent) => {
       if (typeof parent !== 'object' || parent === null || typeof parent.id !== 'string') {

@@ -12,6 +12,7 @@ export const CANCELLED_HEADING = text('en-US', 'subagentTool.heading.aborted')
 export const FAILED_HEADING = text('en-US', 'subagentTool.heading.error')
 export const TOKEN_LIMIT_HEADING = text('en-US', 'subagentTool.heading.max-tokens')
 export const DECLINED_HEADING = text('en-US', 'subagentTool.heading.refusal')
+export const BUDGET_HEADING = text('en-US', 'subagentTool.heading.budget')
 
 /** The first line of the error text in `en-US`, per stop reason. */
 export const incompleteHeadings: Readonly<Record<IncompleteReason, string>> = Object.freeze({
@@ -19,6 +20,7 @@ export const incompleteHeadings: Readonly<Record<IncompleteReason, string>> = Ob
   error: FAILED_HEADING,
   'max-tokens': TOKEN_LIMIT_HEADING,
   refusal: DECLINED_HEADING,
+  budget: BUDGET_HEADING,
 })
 
 /** The `code` of the error result, per stop reason, to route on without reading the text. */
@@ -27,6 +29,7 @@ export const incompleteCodes: Readonly<Record<IncompleteReason, string>> = Objec
   error: 'SUBAGENT_FAILED',
   'max-tokens': 'SUBAGENT_MAX_TOKENS',
   refusal: 'SUBAGENT_DECLINED',
+  budget: 'SUBAGENT_BUDGET',
 })
 
 /** The text blocks of `content` joined with `\n`; reasoning and tool calls are left out. */

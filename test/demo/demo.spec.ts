@@ -77,8 +77,10 @@ describe('the demo (npm start)', function () {
     expect(outcome.stdout).to.include('  │ structured {\n  │              "version": "2.0.0",\n  │              "breaking": true,')
   })
 
-  it('ends with the summary line', () => {
-    expect(outcome.stdout).to.match(/\ndone: 4 of 4 subagents completed · [\d,]+ in \/ [\d,]+ out tokens in all · \d+ ms\n$/)
+  it('ends with the summary line, showing the usage of the whole delegation tree', () => {
+    expect(outcome.stdout).to.match(
+      /\ndone: 4 of 4 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/,
+    )
   })
 })
 

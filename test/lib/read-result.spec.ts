@@ -321,3 +321,24 @@ describe('readResult', () => {
     })
   })
 })
+
+describe('readResult: a turn stopped by the tree budget (SPEC §9)', () => {
+  it('reports stop reason budget with the figures of the budget that stopped it', () => {
+    const events = build(...stepless(1, { kind: 'budget', limit: 'tokens', used: 120, max: 100 }))
+    expect(readResult(events, 0, false)).to.deep.equal({
+      output: [],
+      stopReason: 'budget',
+      diagnostic: 'the delegation tree exhausted its tokens budget (120 of 100)',
+    })
+  })
+
+  it('names only the limit when the turn end carries no figures', () => {
+    const events = build(...worked(1, 'half', { kind: 'budget', limit: 'modelRequests' }))
+    expect(readResult(events, 0, false).diagnostic).to.equal('the delegation tree exhausted its modelRequests budget')
+  })
+
+  it('reports a budget stop of a cancelled run as aborted', () => {
+    const events = build(...stepless(1, { kind: 'budget', limit: 'children', used: 1, max: 1 }))
+    expect(readResult(events, 0, true).stopReason).to.equal('aborted')
+  })
+})

@@ -79,12 +79,13 @@ describe('en-US texts (SPEC)', () => {
     )
   })
 
-  it('pin the four subagent headings (SPEC §6)', () => {
+  it('pin the four subagent headings of SPEC §6 and the budget one of §9', () => {
     expect(dictionaries['en-US'].subagentTool).to.have.property('heading').that.deep.equals({
       aborted: 'subagent run was cancelled',
       error: 'subagent run failed',
       'max-tokens': 'subagent run hit its token limit before finishing',
       refusal: 'subagent declined the task',
+      budget: "subagent run stopped because the delegation tree's budget ran out",
     })
   })
 

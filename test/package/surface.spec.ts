@@ -15,6 +15,7 @@ describe('package surface (SPEC §7)', () => {
     'OpenAIModel',
     'CodeMode',
     'SubagentTool',
+    'TreeBudget',
   ] as const
 
   for (const name of plugins) {
@@ -29,6 +30,13 @@ describe('package surface (SPEC §7)', () => {
     expect(pkg.SubagentError.is(error)).to.equal(true)
   })
 
+  it('re-exports SubagentBudgetError with its fields', () => {
+    const error = new pkg.SubagentBudgetError('tokens', 120, 100)
+    expect(error).to.include({ name: 'SubagentBudgetError', limit: 'tokens', used: 120, max: 100, code: 'BUDGET_EXHAUSTED' })
+    expect(error.message).to.equal('subagent budget exhausted: tokens 120 of 100')
+    expect(pkg.SubagentError.is(error)).to.equal(true)
+  })
+
   it('is published as subagent-inprocess with dist/ as its entry', () => {
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
     expect(manifest.name).to.equal('subagent-inprocess')
@@ -36,7 +44,7 @@ describe('package surface (SPEC §7)', () => {
     expect(manifest.dependencies.cordis).to.equal('4.0.0-rc.10')
   })
 
-  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files']) {
+  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tree-budget']) {
     it(`default-exports a plugin from plugins/${file}`, async () => {
       const module = await import(`../../plugins/${file}/index.ts`)
       expect(module.default).to.be.a('function')

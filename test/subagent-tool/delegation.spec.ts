@@ -141,7 +141,7 @@ describe('subagent tool: nested delegation', () => {
     await fixture.close()
   })
 
-  it('returns the depth error to a child at the cap', async () => {
+  it('hides the tool from a child at the cap, so its call is an unknown tool (SPEC §9)', async () => {
     const fixture = await createFixture({ depthPolicy: { maxDepth: 1 } })
     await delegate(
       fixture,
@@ -155,8 +155,9 @@ describe('subagent tool: nested delegation', () => {
       callId: 'call_nested',
       name: 'subagent',
       isError: true,
-      content: [{ type: 'text', text: 'Error: subagent depth 2 exceeds maxDepth 1' }],
+      content: [{ type: 'text', text: 'Error: unknown tool "subagent"' }],
     })
+    expect(fixture.host.scripted.requests[1]!.tools?.map((tool) => tool.name) ?? []).not.to.include('subagent')
     await fixture.close()
   })
 })

@@ -11,18 +11,44 @@ import {
 } from '../../plugins/subagent-tool/index.ts'
 
 describe('toToolResult', () => {
-  it('pins the four headings of SPEC §6', () => {
+  it('pins the four headings of SPEC §6 and the budget heading of §9', () => {
     expect(incompleteHeadings).to.deep.equal({
       aborted: 'subagent run was cancelled',
       error: 'subagent run failed',
       'max-tokens': 'subagent run hit its token limit before finishing',
       refusal: 'subagent declined the task',
+      budget: "subagent run stopped because the delegation tree's budget ran out",
     })
     expect([CANCELLED_HEADING, FAILED_HEADING, TOKEN_LIMIT_HEADING, DECLINED_HEADING]).to.deep.equal([
       'subagent run was cancelled',
       'subagent run failed',
       'subagent run hit its token limit before finishing',
       'subagent declined the task',
+    ])
+  })
+
+  it('heads a budget outcome with its own heading, code and the diagnostic', () => {
+    const result: SubagentResult = {
+      output: [],
+      stopReason: 'budget',
+      diagnostic: 'the delegation tree exhausted its tokens budget (120 of 100)',
+    }
+    expect(toToolResult(result)).to.deep.equal({
+      isError: true,
+      code: 'SUBAGENT_BUDGET',
+      content: [
+        {
+          type: 'text',
+          text: "Error: subagent run stopped because the delegation tree's budget ran out\nDiagnostic: the delegation tree exhausted its tokens budget (120 of 100)",
+        },
+      ],
+    })
+  })
+
+  it('shows a budget diagnostic to the model in zh-CN', () => {
+    const result: SubagentResult = { output: [], stopReason: 'budget', diagnostic: 'the delegation tree exhausted its tokens budget (120 of 100)' }
+    expect(toToolResult(result, 'zh-CN').content).to.deep.equal([
+      { type: 'text', text: 'Error: 委派树的预算已用完，子代理运行被停止\n诊断：委派树的 tokens 预算已用完（120/100）' },
     ])
   })
 

@@ -2,11 +2,11 @@ import { expect } from 'chai'
 import { createFixture, delegate, hasStructuredOutput, textOf } from './fixture.ts'
 
 describe('subagent tool: start errors', () => {
-  it('reports the depth cap of DepthPolicy for a parent already at it', async () => {
+  it('hides the tool from a parent already at the DepthPolicy cap (SPEC §9)', async () => {
     const fixture = await createFixture({ depthPolicy: { maxDepth: 1 }, parent: { subagentDepth: 1 } })
     const { result, agentsAtResult } = await delegate(fixture, { prompt: 'task' })
-    expect(result.code).to.equal('DEPTH_EXCEEDED')
-    expect(textOf(result)).to.equal('Error: subagent depth 2 exceeds maxDepth 1')
+    expect(result.code).to.equal('UNKNOWN_TOOL')
+    expect(textOf(result)).to.equal('Error: unknown tool "subagent"')
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
     await fixture.close()
   })

@@ -23,8 +23,9 @@ declare module 'cordis' {
     /** An agent was unregistered, after its scope was unwound. Observe-only. @mode emit */
     'agent/disposed'(agent: Agent): void
     /**
-     * Before each model step. Return `next()` to enter, or `{kind: 'reject'}` to end the turn
-     * `blocked` with no model call. A throw ends the turn `error`. Scoped. @mode waterfall
+     * Before each model step. Return `next()` to enter, `{kind: 'reject'}` to end the turn
+     * `blocked`, or `{kind: 'budget', limit, used?, max?}` to end it `budget` (SPEC §9), with no
+     * model call. A throw ends the turn `error`. Scoped. @mode waterfall
      */
     'agent/pre-step'(
       agent: Agent,
@@ -36,6 +37,16 @@ declare module 'cordis' {
      * A promise answer is awaited (it decides in place of the listeners after it). Scoped. @mode bail
      */
     'agent/turn-stop'(agent: Agent, info: { turn: number; step: number }): unknown
+    /**
+     * A model request is about to be sent (after `step/start`, the system prompt and the tools),
+     * in the same synchronous stretch as the send: count it here. Answering
+     * `{kind: 'budget', limit, used?, max?}` stops it instead (the turn ends `budget`); any other
+     * answer is ignored. A throw ends the turn `error`. Scoped. @mode bail
+     */
+    'agent/model-request'(
+      agent: Agent,
+      info: { turn: number; step: number; provider: string; model: string },
+    ): Extract<PreStepDecision, { kind: 'budget' }> | undefined | void
     /**
      * Asked by `agents.resume(id)`: a session store answers with the stored header and events, or
      * `undefined` when it does not hold the session. Stores are asked one at a time, in listener

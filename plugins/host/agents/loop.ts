@@ -5,6 +5,7 @@
 import { SubagentError, thrownMessage as messageOf } from '../../../lib/errors.ts'
 import type {
   Agent,
+  BudgetLimit,
   CancelCause,
   ContentBlock,
   ModelMessage,
@@ -46,7 +47,14 @@ export interface TurnState {
   abortion?: Promise<never>
 }
 
-export type PreStepDecision = { kind: 'enter' } | { kind: 'reject' }
+/**
+ * What `agent/pre-step` listeners answer: go on, refuse (`blocked`), or stop for a spent tree
+ * budget (`budget`, SPEC §9) — the turn ends with that reason and no model request.
+ */
+export type PreStepDecision =
+  | { kind: 'enter' }
+  | { kind: 'reject' }
+  | { kind: 'budget'; limit: BudgetLimit; used?: number; max?: number }
 
 const enter: PreStepDecision = Object.freeze({ kind: 'enter' })
 
@@ -54,6 +62,15 @@ function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code
   const message = messageOf(error) || 'unknown error'
   return typeof code === 'string' ? { kind: 'error', error: { message, code } } : { kind: 'error', error: { message } }
+}
+
+function isBudgetStop(value: unknown): value is Extract<PreStepDecision, { kind: 'budget' }> {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'budget'
+}
+
+function budgetEnd(decision: Extract<PreStepDecision, { kind: 'budget' }>): TurnEndReason {
+  const { limit, used, max } = decision
+  return typeof used === 'number' && typeof max === 'number' ? { kind: 'budget', limit, used, max } : { kind: 'budget', limit }
 }
 
 function aborted(state: TurnState): TurnEndReason {
@@ -101,6 +118,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
       )
       if (signal.aborted) return aborted(state)
       if (decision?.kind === 'reject') return { kind: 'blocked' }
+      if (decision?.kind === 'budget') return budgetEnd(decision)
     }
     session.append('step/start', { turn, step })
     const outcome = await callModel(subject, state, services, step)
@@ -217,6 +235,12 @@ async function callModel(
   const calls: ToolCallBlock[] = []
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
   let usage: Usage | undefined
+  // the last word before the send, in the same synchronous stretch: a budget counts the request
+  // here (SPEC §9: when sent, whether or not it succeeds) and may still stop it
+  if (services.dispatcher.has('agent/model-request', subject.scope)) {
+    const stop = services.dispatcher.bail(subject.scope, 'agent/model-request', agent, { turn, step, provider, model })
+    if (isBudgetStop(stop)) return { end: budgetEnd(stop), calls: [] }
+  }
   const parts = iterate(adapter.stream(request), provider)
   try {
     while (true) {

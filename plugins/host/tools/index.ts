@@ -68,6 +68,9 @@ function assertDefinition(def: ToolDefinition): void {
   if (def.concurrent !== undefined && typeof def.concurrent !== 'boolean') {
     throw new TypeError(`tool "${def.name}" concurrent must be a boolean`)
   }
+  if (def.available !== undefined && typeof def.available !== 'function') {
+    throw new TypeError(`tool "${def.name}" available must be a function`)
+  }
 }
 
 /** Throws a `TypeError` naming the field of a malformed `restrict()` filter. */
@@ -100,6 +103,16 @@ function disposedResult(agentId: string): ToolResult {
   return errorResult(error.message, error.code)
 }
 
+/** Asks a conditional tool whether `agent` may see it now; a throw hides it (fails closed). */
+function isAvailable(tool: ScopedTool, agent: Agent | undefined): boolean {
+  if (!tool.available || !agent) return true
+  try {
+    return tool.available(agent) === true
+  } catch {
+    return false
+  }
+}
+
 /** The agent scope of an agent object (every host agent carries one). */
 export function agentScope(agent: Agent | undefined): AgentScope | undefined {
   return agent ? (agent as unknown as { [kScope]?: AgentScope })[kScope] : undefined
@@ -114,6 +127,8 @@ export class Tools extends Service {
   private readonly globals = new Map<string, ScopedTool>()
   private readonly globalGuards: ToolGuard[] = []
   private globalVersion = 0
+  /** Registered tools (any scope) that have `available`: while 0, listings skip asking. */
+  private conditional = 0
   private globalSchemas?: readonly ToolSchema[]
   private readonly scopedSchemas = new WeakMap<AgentScope, { key: string; schemas: readonly ToolSchema[] }>()
   private dispatcher?: HookDispatcher
@@ -141,6 +156,7 @@ export class Tools extends Service {
       parameters: def.parameters,
       concurrent: def.concurrent === true,
       execute: def.execute.bind(def) as ScopedTool['execute'],
+      ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
     })
     return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
       const table = scope ? (scope.tools ??= new Map()) : this.globals
@@ -148,10 +164,12 @@ export class Tools extends Service {
         throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
       }
       table.set(tool.name, tool)
+      if (tool.available) this.conditional++
       this.touch(scope)
       return () => {
         if (table.get(tool.name) !== tool) return
         table.delete(tool.name)
+        if (tool.available) this.conditional--
         this.touch(scope)
       }
     })
@@ -199,6 +217,24 @@ export class Tools extends Service {
 
   /** The schemas the agent (or a tool-less caller) sees, sorted by name. Frozen; do not mutate. */
   schemas(agent?: Agent): readonly ToolSchema[] {
+    const listed = this.listed(agent)
+    return this.conditional && agent ? this.available(listed, agent) : listed
+  }
+
+  /** `schemas` without the tools whose `available` says no, asked now; the same list when none does. */
+  private available(schemas: readonly ToolSchema[], agent: Agent): readonly ToolSchema[] {
+    const scope = agentScope(agent)
+    let kept: ToolSchema[] | undefined
+    for (let i = 0; i < schemas.length; i++) {
+      const tool = this.resolve(schemas[i].name, scope)
+      const visible = !tool || isAvailable(tool, agent)
+      if (!visible && !kept) kept = schemas.slice(0, i)
+      else if (visible && kept) kept.push(schemas[i])
+    }
+    return kept ? Object.freeze(kept) : schemas
+  }
+
+  private listed(agent: Agent | undefined): readonly ToolSchema[] {
     const scope = agentScope(agent)
     if (!scope?.tools?.size && !scope?.restrictions?.length) return this.globalList()
     const key = `${this.globalVersion}:${scope.toolsVersion}`
@@ -219,7 +255,7 @@ export class Tools extends Service {
   /** The schema of the tool `name` as the agent sees it, or `undefined`. */
   get(name: string, agent?: Agent): ToolSchema | undefined {
     const tool = this.resolve(name, agentScope(agent))
-    return tool && toSchema(tool)
+    return tool && isAvailable(tool, agent) ? toSchema(tool) : undefined
   }
 
   /**
@@ -252,8 +288,9 @@ export class Tools extends Service {
     const scope = agentScope(request.agent)
     // its restrictions and guards went with the scope: running anything now would bypass them
     if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
+    const tool = this.resolve(request.name, scope)
     return runPipeline(request, {
-      tool: this.resolve(request.name, scope),
+      tool: tool && isAvailable(tool, request.agent) ? tool : undefined,
       scope,
       dispatcher: this.dispatcher!,
       guards: this.guardsFor(scope),

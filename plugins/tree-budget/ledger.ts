@@ -1,0 +1,154 @@
+/**
+ * Who belongs to which tree, what each subtree used, and which budget pays for it (SPEC §9).
+ * Every agent gets a node the first time the budget hears of it; a node charges its pool (the
+ * tree's, or the reservation it lives under) and adds to its own and every ancestor's usage.
+ */
+import { Pool, type SpentLimit } from '../../lib/tree-budget.ts'
+import type { Agent, BudgetLimit, BudgetReservation, Session, TreeUsage, Usage } from '../../lib/types.ts'
+import { grantOf, ownRecord } from './session-record.ts'
+
+export interface BudgetNode {
+  readonly agentId: string
+  readonly parent?: BudgetNode
+  /** The budget this agent spends from: its tree's, or the nearest reservation above it. */
+  readonly pool: Pool
+  /** The subtree's usage, this agent's own included. */
+  readonly usage: TreeUsage
+}
+
+export interface TreeLimits {
+  maxChildren?: number
+  maxTokens?: number
+  maxModelRequests?: number
+}
+
+const limitKey = { children: 'maxChildren', tokens: 'maxTokens', modelRequests: 'maxModelRequests' } as const
+
+function emptyUsage(): TreeUsage {
+  return { inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 }
+}
+
+function addUsage(target: TreeUsage, usage: Readonly<TreeUsage>): void {
+  target.inputTokens += usage.inputTokens
+  target.outputTokens += usage.outputTokens
+  target.modelRequests += usage.modelRequests
+  target.children += usage.children
+}
+
+export class Ledger {
+  // keyed by the session object: it lives exactly as long as anyone can ask about the agent
+  readonly #nodes = new WeakMap<Session, BudgetNode>()
+
+  /**
+   * @param limits the config, read on every check (a hot update changes limits, never what was spent)
+   * @param liveAgent the published agent with this id, if any (for a resumed agent's parent)
+   */
+  constructor(
+    private readonly limits: () => TreeLimits,
+    private readonly liveAgent: (id: string) => Agent | undefined,
+  ) {}
+
+  /** A fresh tree's pool, following the config live. */
+  treePool(): Pool {
+    return new Pool(undefined, (limit: BudgetLimit) => this.limits()[limitKey[limit]] ?? Number.POSITIVE_INFINITY)
+  }
+
+  /** The agent's node, made on first use: a root starts a tree, a resumed agent is restored. */
+  nodeOf(agent: Agent): BudgetNode {
+    return this.#nodes.get(agent.session) ?? this.#restore(agent)
+  }
+
+  /** The node of a session the budget already knows, without making one. */
+  known(session: Session): BudgetNode | undefined {
+    return this.#nodes.get(session)
+  }
+
+  /** A child's node before the child exists: it spends from `pool`. */
+  childNode(parent: BudgetNode, pool: Pool): BudgetNode {
+    return { agentId: '', parent, pool, usage: emptyUsage() }
+  }
+
+  /** Binds a node made by `childNode` to its agent. */
+  bind(agent: Agent, node: BudgetNode): void {
+    ;(node as { agentId: string }).agentId = agent.id
+    this.#nodes.set(agent.session, node)
+  }
+
+  /** Counts one `assistant/message`'s usage, once, on the agent and every ancestor. */
+  chargeMessage(node: BudgetNode, usage: Usage): void {
+    for (let at: BudgetNode | undefined = node; at; at = at.parent) {
+      at.usage.inputTokens += usage.inputTokens
+      at.usage.outputTokens += usage.outputTokens
+    }
+    node.pool.charge('tokens', usage.inputTokens + usage.outputTokens)
+  }
+
+  /** Counts one model request as it is sent. */
+  chargeRequest(node: BudgetNode): void {
+    for (let at: BudgetNode | undefined = node; at; at = at.parent) at.usage.modelRequests++
+    node.pool.charge('modelRequests', 1)
+  }
+
+  /** Counts (or, with -1, gives back) one started child of `parent`. */
+  chargeChild(parent: BudgetNode, count: 1 | -1): void {
+    for (let at: BudgetNode | undefined = parent; at; at = at.parent) at.usage.children += count
+    parent.pool.charge('children', count)
+  }
+
+  /** The budget that is spent for this agent's next model request, if any. */
+  spentBeforeRequest(node: BudgetNode): SpentLimit | undefined {
+    return node.pool.spentLimit(['tokens', 'modelRequests'])
+  }
+
+  /**
+   * A node for an agent the budget never saw start: a root (no `parentSession`) begins a fresh
+   * tree; a resumed child keeps what its session file says it had (SPEC §9, the resume rule in
+   * README): joined to its live parent's tree, or else a tree of its own that starts from what
+   * the tree had spent when the child was granted, plus what the child's subtree spent since.
+   */
+  #restore(agent: Agent): BudgetNode {
+    const { header, events } = agent.session
+    let node: BudgetNode
+    if (header.parentSession === undefined) {
+      // a resumed root starts from what its own file records (nothing, for a new one)
+      const record = ownRecord(events, header.seedLength ?? 0)
+      const pool = this.treePool()
+      pool.restore(record)
+      const usage = emptyUsage()
+      addUsage(usage, record.usage)
+      node = { agentId: agent.id, pool, usage }
+    } else {
+      const seedLength = header.seedLength ?? 0
+      const record = ownRecord(events, seedLength)
+      const grant = grantOf(events, seedLength)
+      const liveParent = this.liveAgent(header.parentSession)
+      const parent = liveParent ? this.nodeOf(liveParent) : undefined
+      let pool: Pool
+      if (parent) {
+        // the live tree already counted what this subtree spent: only the reservation is rebuilt
+        pool = grant?.reservation ? Pool.reserve(parent.pool, grant.reservation) : parent.pool
+        if (pool !== parent.pool) pool.restore(record)
+      } else {
+        const tree = this.treePool()
+        tree.restore(grant?.treeSpent ?? { tokens: 0, modelRequests: 0, children: 0 })
+        pool = tree
+        if (grant?.reservation) {
+          pool = Pool.reserve(tree, grant.reservation as BudgetReservation)
+          pool.charge('tokens', record.tokens)
+          pool.charge('modelRequests', record.modelRequests)
+          pool.charge('children', record.children)
+        } else {
+          tree.charge('tokens', record.tokens)
+          tree.charge('modelRequests', record.modelRequests)
+          tree.charge('children', record.children)
+        }
+      }
+      const usage = emptyUsage()
+      addUsage(usage, record.usage)
+      node = { agentId: agent.id, ...(parent ? { parent } : {}), pool, usage }
+    }
+    this.#nodes.set(agent.session, node)
+    return node
+  }
+}
+

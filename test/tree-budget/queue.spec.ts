@@ -1,0 +1,122 @@
+import { expect } from 'chai'
+import type { SubagentRun } from '../../lib/types.ts'
+import { createBudgetFixture } from './fixture.ts'
+import { createLatchModel } from './latch-model.ts'
+
+const latchOptions = { provider: 'latch', model: 'm' }
+
+describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
+  it('makes a start beyond maxConcurrent wait until an earlier run of the same parent settles', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const { inprocessRun } = fixture.host.root
+    const first = await inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latchOptions }))
+    let secondStarted = false
+    const second = inprocessRun.spawn(fixture.request({ prompt: 'b', agentOptions: latchOptions })).then((run) => {
+      secondStarted = true
+      return run
+    })
+    await latch.entered('a')
+    expect([secondStarted, fixture.host.root.agents.list().length]).to.deep.equal([false, 2])
+    latch.release('a')
+    await first.result
+    const run = await second
+    latch.release('b')
+    expect((await run.result).output).to.deep.equal([{ type: 'text', text: 'done b' }])
+    await Promise.all([first.dispose(), run.dispose()])
+    await fixture.close()
+  })
+
+  it('rejects a waiting start whose signal aborts, and creates nothing', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const first = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latchOptions }))
+    const controller = new AbortController()
+    const waiting = fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'b', signal: controller.signal }))
+    await latch.entered('a')
+    controller.abort()
+    const error = await waiting.then(
+      () => undefined,
+      (reason: Error) => reason,
+    )
+    expect(error?.message).to.equal('subagent request was aborted before child publication')
+    expect(fixture.host.root.agents.list().map((agent) => agent.id)).to.deep.equal([fixture.root.id, first.id])
+    expect(fixture.budget.usage(fixture.root).children).to.equal(1)
+    latch.release('a')
+    await first.dispose()
+    await fixture.close()
+  })
+
+  it('rejects the waiting starts of a parent that is disposed, leaving nothing', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const { inprocessRun } = fixture.host.root
+    fixture.host.scripted.push({ text: 'mid done' })
+    const mid = await inprocessRun.spawn(fixture.request({ prompt: 'mid' }))
+    await mid.result
+    const running = await inprocessRun.spawn(fixture.request({ parent: mid.agent, prompt: 'a', agentOptions: latchOptions }))
+    const queued = [1, 2, 3].map((n) => inprocessRun.spawn(fixture.request({ parent: mid.agent, prompt: `q${n}` })))
+    const outcomes = Promise.allSettled(queued)
+    await latch.entered('a')
+    await mid.dispose()
+    const settled = await outcomes
+    expect(settled.map((outcome) => outcome.status)).to.deep.equal(['rejected', 'rejected', 'rejected'])
+    // a start let in by a slot freed during the disposal meets the host's refusal instead
+    const refusals = [`agent "${mid.id}" is disposed`, `owner agent "${mid.id}" is not live`]
+    for (const outcome of settled) expect(refusals).to.include(((outcome as PromiseRejectedResult).reason as Error).message)
+    expect(fixture.host.root.agents.list().map((agent) => agent.id)).to.deep.equal([fixture.root.id])
+    expect((await running.result).stopReason).to.equal('aborted')
+    await fixture.close()
+  })
+
+  it('drains thousands of waiting starts in the order they were made', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const { inprocessRun } = fixture.host.root
+    const count = 2000
+    const order: number[] = []
+    fixture.host.root.models.register('echo', {
+      async *stream(request) {
+        const first = request.messages[0]
+        order.push(Number(first.role === 'user' && first.content[0].type === 'text' ? first.content[0].text : -1))
+        yield { type: 'finish', reason: 'stop' }
+      },
+    })
+    const runs: Promise<SubagentRun>[] = []
+    for (let n = 0; n < count; n++) {
+      const run = inprocessRun.spawn(fixture.request({ prompt: String(n), agentOptions: { provider: 'echo', model: 'm' } }))
+      // each run leaves the count when its result settles; disposing it frees the agent too
+      runs.push(
+        run.then(async (started) => {
+          await started.result
+          await started.dispose()
+          return started
+        }),
+      )
+    }
+    await Promise.all(runs)
+    expect(order).to.deep.equal(Array.from({ length: count }, (_, n) => n))
+    expect(fixture.budget.usage(fixture.root).children).to.equal(count)
+    await fixture.close()
+  })
+
+  it('lets waiting starts in when a config update raises maxConcurrent', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const { inprocessRun } = fixture.host.root
+    const first = await inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latchOptions }))
+    const second = inprocessRun.spawn(fixture.request({ prompt: 'b', agentOptions: latchOptions }))
+    await latch.entered('a')
+    await fixture.fiber.update({ maxConcurrent: 2 })
+    const run = await second
+    await latch.entered('b')
+    expect(latch.waiting).to.deep.equal(['a', 'b'])
+    latch.release('a')
+    latch.release('b')
+    await Promise.all([first.dispose(), run.dispose()])
+    await fixture.close()
+  })
+})

@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import TreeBudget from '../../plugins/tree-budget/index.ts'
+import { createFilesHost, type FilesHost, scriptedOptions } from '../session-files/fixture.ts'
+
+/** A host playing one process: session files in `dir`, the driver, and TreeBudget with `config`. */
+async function budgetProcess(dir: string, config: TreeBudget.Config): Promise<FilesHost> {
+  const host = await createFilesHost(dir)
+  await host.root.plugin(InProcessRun)
+  await host.root.plugin(TreeBudget, config)
+  return host
+}
+
+describe('TreeBudget across resume (SPEC §9)', () => {
+  let dir: string
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tree-budget-'))
+  })
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('gives a resumed child what its tree had left, not a fresh budget', async () => {
+    const first = await budgetProcess(dir, { maxTokens: 100 })
+    const parent = await first.agent()
+    first.scripted.push({ text: 'parent', usage: { inputTokens: 30, outputTokens: 0 } }, { text: 'child', usage: { inputTokens: 40, outputTokens: 5 } })
+    parent.followup('hello')
+    await parent.whenIdle()
+    const run = await first.root.inprocessRun.spawn({ parent, prompt: 'task', signal: new AbortController().signal })
+    await run.result
+    const childId = run.id
+    await run.dispose()
+    await first.files.flush()
+    await first.close()
+
+    const second = await budgetProcess(dir, { maxTokens: 100 })
+    const handle = await second.root.agents.resume(childId, { agentOptions: scriptedOptions })
+    // 30 spent by the parent before the grant, 45 by the child since
+    expect(second.root.treeBudget.remaining(handle.agent).tokens).to.equal(25)
+    expect(second.root.treeBudget.usage(handle.agent)).to.deep.equal({ inputTokens: 40, outputTokens: 5, modelRequests: 1, children: 0 })
+    await handle.dispose()
+    await second.close()
+  })
+
+  it('keeps a resumed child inside the reservation it was started with', async () => {
+    const first = await budgetProcess(dir, {})
+    const parent = await first.agent()
+    first.scripted.push({ text: 'child', usage: { inputTokens: 15, outputTokens: 5 } })
+    const run = await first.root.inprocessRun.spawn({ parent, prompt: 'task', signal: new AbortController().signal, budget: { tokens: 30 } })
+    await run.result
+    const childId = run.id
+    await run.dispose()
+    await first.files.flush()
+    await first.close()
+
+    const second = await budgetProcess(dir, {})
+    const handle = await second.root.agents.resume(childId, { agentOptions: scriptedOptions })
+    expect(second.root.treeBudget.remaining(handle.agent).tokens).to.equal(10)
+    await handle.dispose()
+    await second.close()
+  })
+
+  it("restores a resumed parent's subtree usage from the records of its settled children", async () => {
+    const first = await budgetProcess(dir, { maxChildren: 3 })
+    const parent = await first.agent()
+    first.scripted.push({ text: 'child', usage: { inputTokens: 7, outputTokens: 3 } })
+    const run = await first.root.inprocessRun.spawn({ parent, prompt: 'task', signal: new AbortController().signal })
+    await run.result
+    await run.dispose()
+    const middleId = parent.id
+    await first.files.flush()
+    await first.close()
+
+    const second = await budgetProcess(dir, { maxChildren: 3 })
+    const handle = await second.root.agents.resume(middleId, { agentOptions: scriptedOptions })
+    expect(second.root.treeBudget.usage(handle.agent)).to.deep.equal({ inputTokens: 7, outputTokens: 3, modelRequests: 1, children: 1 })
+    expect(second.root.treeBudget.remaining(handle.agent).children).to.equal(2)
+    await handle.dispose()
+    await second.close()
+  })
+
+  it('counts a resumed child of a live parent once: its past stays counted, its new messages add', async () => {
+    const host = await budgetProcess(dir, {})
+    const parent = await host.agent()
+    host.scripted.push({ text: 'child', usage: { inputTokens: 10, outputTokens: 2 } })
+    const run = await host.root.inprocessRun.spawn({ parent, prompt: 'task', signal: new AbortController().signal })
+    await run.result
+    const childId = run.id
+    await run.dispose()
+    await host.files.flush()
+    const handle = await host.root.agents.resume(childId, { owner: parent, agentOptions: scriptedOptions })
+    expect(host.root.treeBudget.usage(parent)).to.deep.equal({ inputTokens: 10, outputTokens: 2, modelRequests: 1, children: 1 })
+    host.scripted.push({ text: 'again', usage: { inputTokens: 3, outputTokens: 1 } })
+    handle.agent.followup('more')
+    await handle.agent.whenIdle()
+    expect(host.root.treeBudget.usage(parent)).to.deep.equal({ inputTokens: 13, outputTokens: 3, modelRequests: 2, children: 1 })
+    expect(host.root.treeBudget.usage(handle.agent)).to.deep.equal({ inputTokens: 13, outputTokens: 3, modelRequests: 2, children: 0 })
+    await handle.dispose()
+    await host.close()
+  })
+})
+

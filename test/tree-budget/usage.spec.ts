@@ -1,0 +1,104 @@
+import { expect } from 'chai'
+import type { InProcessRun } from '../../plugins/inprocess-run/index.ts'
+import type { TestHost } from '../support/harness.ts'
+import { createBudgetFixture } from './fixture.ts'
+
+/** A global tool `helper` that starts one grandchild under the calling agent and returns its output. */
+function registerHelper(host: TestHost, inprocessRun: InProcessRun, cancel = false): void {
+  host.root.tools.register({
+    name: 'helper',
+    description: 'starts a grandchild',
+    parameters: { type: 'object' },
+    async execute(_args, exec) {
+      const controller = new AbortController()
+      const run = await inprocessRun.spawn({ parent: exec.agent!, prompt: 'help', signal: controller.signal })
+      if (cancel) controller.abort()
+      const result = await run.result
+      await run.dispose()
+      return result.stopReason
+    },
+  })
+}
+
+describe('TreeBudget: usage roll-up (SPEC §9)', () => {
+  it("adds every descendant's usage to treeUsage and keeps usage the child's own", async () => {
+    const fixture = await createBudgetFixture()
+    const { inprocessRun } = fixture.host.root
+    registerHelper(fixture.host, inprocessRun)
+    fixture.host.scripted.push(
+      { toolCalls: [{ id: 'h', name: 'helper', arguments: '{}' }], usage: { inputTokens: 10, outputTokens: 1 } },
+      { text: 'grandchild', usage: { inputTokens: 5, outputTokens: 2 } },
+      { text: 'child', usage: { inputTokens: 20, outputTokens: 3 } },
+    )
+    const run = await inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    expect([result.usage, result.treeUsage]).to.deep.equal([
+      { inputTokens: 30, outputTokens: 4 },
+      { inputTokens: 35, outputTokens: 6 },
+    ])
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it("counts a cancelled grandchild's messages once in the tree", async () => {
+    const fixture = await createBudgetFixture()
+    const { inprocessRun } = fixture.host.root
+    registerHelper(fixture.host, inprocessRun, true)
+    fixture.host.scripted.push(
+      { toolCalls: [{ id: 'h', name: 'helper', arguments: '{}' }], usage: { inputTokens: 10, outputTokens: 1 } },
+      'hang',
+      { text: 'child', usage: { inputTokens: 20, outputTokens: 3 } },
+    )
+    const run = await inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    expect(result.treeUsage).to.deep.equal({ inputTokens: 30, outputTokens: 4 })
+    expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 30, outputTokens: 4, modelRequests: 3, children: 2 })
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('reports treeUsage on a failed run', async () => {
+    const fixture = await createBudgetFixture()
+    fixture.host.root.tools.register({ name: 'look', description: 'l', parameters: { type: 'object' }, execute: () => 'seen' })
+    fixture.host.scripted.push(
+      { toolCalls: [{ id: 'a', name: 'look', arguments: '{}' }], usage: { inputTokens: 7, outputTokens: 1 } },
+      new Error('upstream 503'),
+    )
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const result = await run.result
+    expect([result.stopReason, result.treeUsage]).to.deep.equal(['error', { inputTokens: 7, outputTokens: 1 }])
+    await run.dispose()
+    await fixture.close()
+  })
+
+  it('shows absent limits as Infinity and counts the root itself', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxTokens: 50 } })
+    fixture.host.scripted.push({ text: 'hi', usage: { inputTokens: 4, outputTokens: 2 } })
+    fixture.root.followup('hello')
+    await fixture.root.whenIdle()
+    expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 4, outputTokens: 2, modelRequests: 1, children: 0 })
+    expect(fixture.budget.remaining(fixture.root)).to.deep.equal({ children: Infinity, tokens: 44, modelRequests: Infinity })
+    await fixture.close()
+  })
+
+  it('counts the request of a child disposed mid-turn, and no tokens for its interrupted message', async () => {
+    const fixture = await createBudgetFixture()
+    fixture.host.scripted.push('hang')
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const streamed = new Promise<void>((resolve) => {
+      const off = fixture.host.root.on('session/event', (session, event) => {
+        if (session === run.agent.session && event.type === 'assistant/delta') {
+          off()
+          resolve()
+        }
+      })
+    })
+    await streamed
+    await run.dispose()
+    expect([(await run.result).treeUsage, fixture.budget.usage(fixture.root)]).to.deep.equal([
+      { inputTokens: 0, outputTokens: 0 },
+      { inputTokens: 0, outputTokens: 0, modelRequests: 1, children: 1 },
+    ])
+    await fixture.close()
+  })
+})
