@@ -359,7 +359,8 @@ const SCALAR_PROBLEMS: Readonly<Record<ScalarName, string>> = {
   null: 'must be null',
 }
 
-function matchesScalar(value: unknown, type: ScalarName): boolean {
+/** Whether `value` is of the scalar JSON-Schema type `type` (`number` excludes NaN and ±Infinity). */
+export function matchesScalar(value: unknown, type: ScalarName): boolean {
   switch (type) {
     case 'string':
       return typeof value === 'string'

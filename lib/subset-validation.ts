@@ -6,6 +6,7 @@
  * and orders them (allErrors, ownProperties), so callers cannot tell the two apart. Pure: no
  * cordis, no I/O.
  */
+import { matchesScalar } from './schema-subset.ts'
 import type { JsonValue } from './types.ts'
 
 type Dict = Record<string, unknown>
@@ -134,7 +135,7 @@ function validate(node: Node, value: unknown, path: string, out: string[]): void
       return
     }
     case 'scalar': {
-      if (!hasType(value, node.type)) out.push(`${path} must be ${node.type}`)
+      if (!matchesScalar(value, node.type)) out.push(`${path} must be ${node.type}`)
       if (node.constant !== undefined && value !== node.constant.value) {
         out.push(`${path} must be equal to constant ${JSON.stringify(node.constant.value)}`)
       }
@@ -143,21 +144,6 @@ function validate(node: Node, value: unknown, path: string, out: string[]): void
       }
       return
     }
-  }
-}
-
-function hasType(value: unknown, type: Exclude<TypeName, 'object' | 'array'>): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string'
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value)
-    case 'integer':
-      return Number.isInteger(value)
-    case 'boolean':
-      return typeof value === 'boolean'
-    case 'null':
-      return value === null
   }
 }
 
