@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
+import { rootIdOf } from '../../lib/lineage.ts'
 import type {
   Agent,
   SessionEvent,
@@ -123,7 +124,8 @@ export class InProcessRun {
           }
         : {}),
     })
-    return new Run(handle, plan, dispatch)
+    const agents = this.agents
+    return new Run(handle, plan, dispatch, rootIdOf(request.parent, (id) => agents.get(id)))
   }
 }
 

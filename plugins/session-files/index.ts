@@ -14,7 +14,7 @@ import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from '
 import { SessionWriter, type StartMode } from './session-writer.ts'
 
 export { SessionFileError } from './errors.ts'
-export { formatVersion } from './file-format.ts'
+export { formatVersion, type ParsedSessionFile, parseSessionFile } from './file-format.ts'
 
 declare module 'cordis' {
   interface Context {

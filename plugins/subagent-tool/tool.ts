@@ -68,7 +68,7 @@ export interface ToolOptions {
 export function startRequest(args: SubagentToolArgs, exec: ToolExecution, maxDepth?: number): SubagentStartRequest {
   const parent = exec.agent
   if (!parent) throw new SubagentError('NO_CALLING_AGENT', NO_CALLING_AGENT_MESSAGE)
-  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal: exec.signal }
+  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal: exec.signal, callId: exec.callId }
   if (args.label !== undefined) request.label = args.label
   if (args.persona !== undefined) request.persona = args.persona
   if (args.tools !== undefined) request.toolFilter = args.tools
