@@ -15,6 +15,7 @@ export type { ScriptedResponse, ScriptedToolCall, ScriptEntry } from './plugins/
 export { SessionFileError, SessionFiles } from './plugins/session-files/index.ts'
 export { StructuredOutput } from './plugins/structured-output/index.ts'
 export { SubagentTool } from './plugins/subagent-tool/index.ts'
+export { spanAttributes, Tracing, tracingFailedMessage } from './plugins/tracing/index.ts'
 
 export {
   AgentDisposedError,
@@ -25,3 +26,4 @@ export {
 } from './lib/errors.ts'
 export type { ErrorCode } from './lib/errors.ts'
 export type * from './lib/types.ts'
+export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'

@@ -2,7 +2,9 @@
  * The in-process subagent cycle of ../shared/BENCH.md: spawn → result → dispose on a scripted
  * model that answers `ok` at once. Each phase runs in a fresh child process; the parent prints
  * exactly one JSON line to stdout. Run: `npm run bench` (`--quick` scales counts down for smoke
- * runs; `--variant=structured` adds an output schema and one valid capture per child).
+ * runs; `--variant=structured` adds an output schema and one valid capture per child;
+ * `--variant=tracing` loads `Tracing` with no tracer provider registered, i.e. the API's no-op, and
+ * its latency phase also times a plain host in the same process, blocks interleaved, for the ratio).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -49,7 +51,7 @@ const outputSchema = {
   additionalProperties: false,
 }
 
-async function setupHost() {
+async function setupHost(withTracing = variant === 'tracing') {
   const root = new Context()
   await root.plugin(Host, { maxSteps: 32 })
   await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
@@ -57,6 +59,10 @@ async function setupHost() {
   if (variant === 'structured') {
     const { default: StructuredOutput } = await import('../plugins/structured-output/index.ts')
     await root.plugin(StructuredOutput)
+  }
+  if (withTracing) {
+    const { default: Tracing } = await import('../plugins/tracing/index.ts')
+    await root.plugin(Tracing, {})
   }
   const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
   const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
@@ -97,6 +103,7 @@ async function setupHost() {
 async function runPhase(phase: Phase): Promise<Record<string, number>> {
   const bench = await setupHost()
   await bench.cycle() // sanity
+  if (phase === 'latency' && variant === 'tracing') return tracingLatency(bench)
   if (phase === 'latency') {
     for (let i = 0; i < scale(1000); i++) await bench.cycle()
     await fullGc()
@@ -164,6 +171,44 @@ async function runPhase(phase: Phase): Promise<Record<string, number>> {
   for (let i = 0; i < scale(3000); i++) samples.push(await bench.cycle())
   await Promise.all(siblings.map((run) => run.dispose()))
   return { cycle_p50_us_with_1000_live_siblings: median(samples) }
+}
+
+type Bench = Awaited<ReturnType<typeof setupHost>>
+
+/**
+ * The latency phase with `Tracing` loaded, plus the same cycle on a plain host in this process:
+ * blocks of cycles alternate between the two, so machine noise falls on both alike.
+ */
+async function tracingLatency(traced: Bench): Promise<Record<string, number>> {
+  const plain = await setupHost(false)
+  await plain.cycle()
+  for (let i = 0; i < scale(1000); i++) {
+    await traced.cycle()
+    await plain.cycle()
+  }
+  await fullGc()
+  const count = scale(10000)
+  const blocks = 20
+  const samples: number[] = []
+  const plainSamples: number[] = []
+  let tracedWall = 0
+  for (let block = 0; block < blocks; block++) {
+    const wall = performance.now()
+    for (let i = 0; i < count / blocks; i++) samples.push(await traced.cycle())
+    tracedWall += performance.now() - wall
+    for (let i = 0; i < count / blocks; i++) plainSamples.push(await plain.cycle())
+  }
+  samples.sort((a, b) => a - b)
+  plainSamples.sort((a, b) => a - b)
+  const p50 = percentile(samples, 50)
+  const plainP50 = percentile(plainSamples, 50)
+  return {
+    cycle_p50_us: p50,
+    cycle_p95_us: percentile(samples, 95),
+    cycles_per_sec_sequential: samples.length / (tracedWall / 1000),
+    cycle_p50_us_untraced_same_process: plainP50,
+    tracing_cycle_p50_ratio: p50 / plainP50,
+  }
 }
 
 async function main(): Promise<void> {

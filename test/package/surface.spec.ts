@@ -15,6 +15,7 @@ describe('package surface (SPEC §7)', () => {
     'OpenAIModel',
     'CodeMode',
     'SubagentTool',
+    'Tracing',
   ] as const
 
   for (const name of plugins) {
@@ -36,7 +37,7 @@ describe('package surface (SPEC §7)', () => {
     expect(manifest.dependencies.cordis).to.equal('4.0.0-rc.10')
   })
 
-  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files']) {
+  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tracing']) {
     it(`default-exports a plugin from plugins/${file}`, async () => {
       const module = await import(`../../plugins/${file}/index.ts`)
       expect(module.default).to.be.a('function')
