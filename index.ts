@@ -16,6 +16,8 @@ export { SessionFileError, SessionFiles } from './plugins/session-files/index.ts
 export { StructuredOutput } from './plugins/structured-output/index.ts'
 export { SubagentTool } from './plugins/subagent-tool/index.ts'
 export { spanAttributes, Tracing, tracingFailedMessage } from './plugins/tracing/index.ts'
+export { Inspector, type InspectorSource, InspectorServer, readSavedSessions } from './plugins/inspector/index.ts'
+export type { AgentView } from './lib/agent-view.ts'
 
 export {
   AgentDisposedError,

@@ -4,7 +4,9 @@
  * exactly one JSON line to stdout. Run: `npm run bench` (`--quick` scales counts down for smoke
  * runs; `--variant=structured` adds an output schema and one valid capture per child;
  * `--variant=tracing` loads `Tracing` with no tracer provider registered, i.e. the API's no-op, and
- * its latency phase also times a plain host in the same process, blocks interleaved, for the ratio).
+ * its latency phase also times a plain host in the same process, blocks interleaved, for the ratio;
+ * `--variant=inspector` does the same with `Inspector` serving a 1,000-agent tree to one connected
+ * event-stream client).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -51,7 +53,7 @@ const outputSchema = {
   additionalProperties: false,
 }
 
-async function setupHost(withTracing = variant === 'tracing') {
+async function setupHost(withObserver = variant === 'tracing' || variant === 'inspector') {
   const root = new Context()
   await root.plugin(Host, { maxSteps: 32 })
   await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
@@ -60,7 +62,11 @@ async function setupHost(withTracing = variant === 'tracing') {
     const { default: StructuredOutput } = await import('../plugins/structured-output/index.ts')
     await root.plugin(StructuredOutput)
   }
-  if (withTracing) {
+  if (withObserver && variant === 'inspector') {
+    const { default: Inspector } = await import('../plugins/inspector/index.ts')
+    await root.plugin(Inspector, {})
+  }
+  if (withObserver && variant === 'tracing') {
     const { default: Tracing } = await import('../plugins/tracing/index.ts')
     await root.plugin(Tracing, {})
   }
@@ -103,7 +109,8 @@ async function setupHost(withTracing = variant === 'tracing') {
 async function runPhase(phase: Phase): Promise<Record<string, number>> {
   const bench = await setupHost()
   await bench.cycle() // sanity
-  if (phase === 'latency' && variant === 'tracing') return tracingLatency(bench)
+  if (phase === 'latency' && variant === 'tracing') return sameProcessLatency(bench, 'tracing')
+  if (phase === 'latency' && variant === 'inspector') return inspectorLatency(bench)
   if (phase === 'latency') {
     for (let i = 0; i < scale(1000); i++) await bench.cycle()
     await fullGc()
@@ -179,7 +186,7 @@ type Bench = Awaited<ReturnType<typeof setupHost>>
  * The latency phase with `Tracing` loaded, plus the same cycle on a plain host in this process:
  * blocks of cycles alternate between the two, so machine noise falls on both alike.
  */
-async function tracingLatency(traced: Bench): Promise<Record<string, number>> {
+async function sameProcessLatency(traced: Bench, name: string): Promise<Record<string, number>> {
   const plain = await setupHost(false)
   await plain.cycle()
   for (let i = 0; i < scale(1000); i++) {
@@ -206,9 +213,31 @@ async function tracingLatency(traced: Bench): Promise<Record<string, number>> {
     cycle_p50_us: p50,
     cycle_p95_us: percentile(samples, 95),
     cycles_per_sec_sequential: samples.length / (tracedWall / 1000),
-    cycle_p50_us_untraced_same_process: plainP50,
-    tracing_cycle_p50_ratio: p50 / plainP50,
+    [`cycle_p50_us_without_${name}_same_process`]: plainP50,
+    [`${name}_cycle_p50_ratio`]: p50 / plainP50,
   }
+}
+
+/** A 1,000-agent tree (999 settled children kept) and one client reading the event stream. */
+async function inspectorLatency(bench: Bench): Promise<Record<string, number>> {
+  const kept: SubagentRun[] = []
+  for (let i = 0; i < 999; i++) {
+    const run = await bench.runner.spawn(bench.request(bench.parent))
+    bench.check(await run.result)
+    kept.push(run)
+  }
+  const { get } = await import('node:http')
+  const url = new URL('/events', (bench.root as unknown as { inspector: { url: string } }).inspector.url)
+  let received = 0
+  const request = get(url, (response) => response.on('data', (chunk: Buffer) => (received += chunk.length)))
+  await new Promise<void>((resolve) => {
+    const wait = () => (received > 0 ? resolve() : setTimeout(wait, 10))
+    wait()
+  })
+  const result = await sameProcessLatency(bench, 'inspector')
+  request.destroy()
+  await Promise.all(kept.map((run) => run.dispose()))
+  return result
 }
 
 async function main(): Promise<void> {
