@@ -27,6 +27,9 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
   readonly #server: Server
   readonly #clients = new Set<ServerResponse>()
   #port = 0
+  // frames of one tick go out as one write per client: a turn appends several events at once
+  #pending = ''
+  #flush: NodeJS.Immediate | undefined
 
   constructor(private readonly source: InspectorSource, private readonly title: string) {
     super()
@@ -54,18 +57,31 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     return this.#clients.size
   }
 
-  /** Sends one message to every connected client; a client that went away is dropped. */
+  /**
+   * Queues one message for every connected client; the queue is written at the end of the tick,
+   * in order. A client that went away is dropped. With no client, nothing is encoded.
+   */
   broadcast(type: 'agent' | 'event', data: unknown): void {
     if (!this.#clients.size) return
-    const frame = `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+    this.#pending += `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+    this.#flush ??= setImmediate(() => this.#write())
+  }
+
+  #write(): void {
+    const frames = this.#pending
+    this.#pending = ''
+    this.#flush = undefined
     for (const client of this.#clients) {
       if (client.destroyed || client.writableEnded) this.#clients.delete(client)
-      else client.write(frame)
+      else client.write(frames)
     }
   }
 
   /** Ends every stream and stops listening. */
   async close(): Promise<void> {
+    if (this.#flush) clearImmediate(this.#flush)
+    this.#flush = undefined
+    this.#pending = ''
     for (const client of this.#clients) client.end()
     this.#clients.clear()
     this.#server.closeAllConnections()
