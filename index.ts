@@ -23,6 +23,9 @@ export {
 } from './lib/background-record.ts'
 export { TreeBudget } from './plugins/tree-budget/index.ts'
 export type { BudgetRemaining } from './lib/tree-budget.ts'
+export { spanAttributes, Tracing, tracingFailedMessage } from './plugins/tracing/index.ts'
+export { Inspector, type InspectorSource, InspectorServer, readSavedSessions } from './plugins/inspector/index.ts'
+export type { AgentView } from './lib/agent-view.ts'
 
 export {
   AgentDisposedError,
@@ -34,3 +37,4 @@ export {
 } from './lib/errors.ts'
 export type { ErrorCode } from './lib/errors.ts'
 export type * from './lib/types.ts'
+export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'

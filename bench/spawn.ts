@@ -4,7 +4,11 @@
  * exactly one JSON line to stdout. Run: `npm run bench` (`--quick` scales counts down for smoke
  * runs; `--variant=structured` adds an output schema and one valid capture per child;
  * `--variant=budget` loads TreeBudget with limits never reached, and adds two phases: the cycle
- * with and without TreeBudget in the same process, and queued starts at growing queue lengths).
+ * with and without TreeBudget in the same process, and queued starts at growing queue lengths;
+ * `--variant=tracing` loads `Tracing` with no tracer provider registered, i.e. the API's no-op, and
+ * its latency phase also times a plain host in the same process, blocks interleaved, for the ratio;
+ * `--variant=inspector` does the same with `Inspector` serving a 1,000-agent tree to one connected
+ * event-stream client).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -54,7 +58,18 @@ const outputSchema = {
   additionalProperties: false,
 }
 
-async function setupHost(budget: Record<string, number> | undefined = variant === 'budget' ? unreachable : undefined) {
+/** What a benchmark host loads beyond the driver; `null` budget = no TreeBudget. */
+interface HostOptions {
+  budget: Record<string, number> | null
+  observer: boolean
+}
+
+async function setupHost(
+  { budget, observer }: HostOptions = {
+    budget: variant === 'budget' ? unreachable : null,
+    observer: variant === 'tracing' || variant === 'inspector',
+  },
+) {
   const root = new Context()
   await root.plugin(Host, { maxSteps: 32 })
   await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
@@ -66,6 +81,14 @@ async function setupHost(budget: Record<string, number> | undefined = variant ==
   if (budget) {
     const { default: TreeBudget } = await import('../plugins/tree-budget/index.ts')
     await root.plugin(TreeBudget, budget)
+  }
+  if (observer && variant === 'inspector') {
+    const { default: Inspector } = await import('../plugins/inspector/index.ts')
+    await root.plugin(Inspector, {})
+  }
+  if (observer && variant === 'tracing') {
+    const { default: Tracing } = await import('../plugins/tracing/index.ts')
+    await root.plugin(Tracing, {})
   }
   const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
   const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
@@ -108,8 +131,8 @@ async function setupHost(budget: Record<string, number> | undefined = variant ==
  * blocks so that both see the same machine noise.
  */
 async function budgetOverhead(): Promise<Record<string, number>> {
-  const plain = await setupHost(undefined)
-  const metered = await setupHost(unreachable)
+  const plain = await setupHost({ budget: null, observer: false })
+  const metered = await setupHost({ budget: unreachable, observer: false })
   await plain.cycle()
   await metered.cycle()
   for (let i = 0; i < scale(1000); i++) {
@@ -143,7 +166,7 @@ async function budgetOverhead(): Promise<Record<string, number>> {
 async function queuedStarts(): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
   for (const n of quick ? [100, 1000] : [100, 1000, 10000]) {
-    const bench = await setupHost({ ...unreachable, maxConcurrent: 1 })
+    const bench = await setupHost({ budget: { ...unreachable, maxConcurrent: 1 }, observer: false })
     await bench.cycle()
     await fullGc()
     const t0 = performance.now()
@@ -167,6 +190,8 @@ async function runPhase(phase: Phase): Promise<Record<string, number>> {
   if (phase === 'queue') return queuedStarts()
   const bench = await setupHost()
   await bench.cycle() // sanity
+  if (phase === 'latency' && variant === 'tracing') return sameProcessLatency(bench, 'tracing')
+  if (phase === 'latency' && variant === 'inspector') return inspectorLatency(bench)
   if (phase === 'latency') {
     for (let i = 0; i < scale(1000); i++) await bench.cycle()
     await fullGc()
@@ -234,6 +259,66 @@ async function runPhase(phase: Phase): Promise<Record<string, number>> {
   for (let i = 0; i < scale(3000); i++) samples.push(await bench.cycle())
   await Promise.all(siblings.map((run) => run.dispose()))
   return { cycle_p50_us_with_1000_live_siblings: median(samples) }
+}
+
+type Bench = Awaited<ReturnType<typeof setupHost>>
+
+/**
+ * The latency phase with `Tracing` loaded, plus the same cycle on a plain host in this process:
+ * blocks of cycles alternate between the two, so machine noise falls on both alike.
+ */
+async function sameProcessLatency(traced: Bench, name: string): Promise<Record<string, number>> {
+  const plain = await setupHost({ budget: null, observer: false })
+  await plain.cycle()
+  for (let i = 0; i < scale(1000); i++) {
+    await traced.cycle()
+    await plain.cycle()
+  }
+  await fullGc()
+  const count = scale(10000)
+  const blocks = 20
+  const samples: number[] = []
+  const plainSamples: number[] = []
+  let tracedWall = 0
+  for (let block = 0; block < blocks; block++) {
+    const wall = performance.now()
+    for (let i = 0; i < count / blocks; i++) samples.push(await traced.cycle())
+    tracedWall += performance.now() - wall
+    for (let i = 0; i < count / blocks; i++) plainSamples.push(await plain.cycle())
+  }
+  samples.sort((a, b) => a - b)
+  plainSamples.sort((a, b) => a - b)
+  const p50 = percentile(samples, 50)
+  const plainP50 = percentile(plainSamples, 50)
+  return {
+    cycle_p50_us: p50,
+    cycle_p95_us: percentile(samples, 95),
+    cycles_per_sec_sequential: samples.length / (tracedWall / 1000),
+    [`cycle_p50_us_without_${name}_same_process`]: plainP50,
+    [`${name}_cycle_p50_ratio`]: p50 / plainP50,
+  }
+}
+
+/** A 1,000-agent tree (999 settled children kept) and one client reading the event stream. */
+async function inspectorLatency(bench: Bench): Promise<Record<string, number>> {
+  const kept: SubagentRun[] = []
+  for (let i = 0; i < 999; i++) {
+    const run = await bench.runner.spawn(bench.request(bench.parent))
+    bench.check(await run.result)
+    kept.push(run)
+  }
+  const { get } = await import('node:http')
+  const url = new URL('/events', (bench.root as unknown as { inspector: { url: string } }).inspector.url)
+  let received = 0
+  const request = get(url, (response) => response.on('data', (chunk: Buffer) => (received += chunk.length)))
+  await new Promise<void>((resolve) => {
+    const wait = () => (received > 0 ? resolve() : setTimeout(wait, 10))
+    wait()
+  })
+  const result = await sameProcessLatency(bench, 'inspector')
+  request.destroy()
+  await Promise.all(kept.map((run) => run.dispose()))
+  return result
 }
 
 async function main(): Promise<void> {

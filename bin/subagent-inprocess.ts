@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { isLocale, type Locale } from '../lib/i18n.ts'
 import { text } from '../locales/index.ts'
+import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
 
@@ -22,9 +23,14 @@ function summary(report: ReloadReport, locale: Locale): string {
   return parts.length ? parts.join('; ') : text(locale, 'cli.noChange')
 }
 
-async function start(file: string, watch: boolean, locale: Locale): Promise<void> {
+async function start(file: string, watch: boolean, locale: Locale, inspectPort: number | undefined): Promise<void> {
   const root = new Context()
   printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0 })
+  if (inspectPort !== undefined) {
+    // loaded before the config, so the page sees every agent from the first one on
+    await root.plugin(Inspector, { port: inspectPort })
+    process.stderr.write(`${text(locale, 'cli.inspecting', { url: root.inspector.url })}\n`)
+  }
   const loader = new Loader(root, file, { watch, locale })
 
   let exiting = false
@@ -54,6 +60,28 @@ async function start(file: string, watch: boolean, locale: Locale): Promise<void
   if (watch) process.stderr.write(`${text(locale, 'cli.watching', { file: loader.file })}\n`)
 }
 
+/** `inspect <sessions-dir> [port]`: serves the saved sessions until interrupted. */
+async function inspect(dir: string, port: number, locale: Locale): Promise<void> {
+  const source = await readSavedSessions(dir)
+  const server = new InspectorServer(source, `subagent-inprocess inspector: ${dir}`)
+  const url = await server.listen(port)
+  for (const problem of source.problems()) process.stderr.write(`${problem}\n`)
+  process.stdout.write(`${text(locale, 'cli.inspecting', { url })}\n`)
+  const stop = () => void server.close().then(() => process.exit(0))
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+/** Takes `--inspect [port]` out of argv (node's parseArgs has no optional values): port 0 = any free one. */
+function takeInspect(argv: string[]): { argv: string[]; port?: number } {
+  const index = argv.indexOf('--inspect')
+  if (index < 0) return { argv }
+  const next = argv[index + 1]
+  const hasPort = next !== undefined && /^\d{1,5}$/.test(next)
+  const rest = argv.slice(0, index).concat(argv.slice(index + (hasPort ? 2 : 1)))
+  return { argv: rest, port: hasPort ? Number(next) : 0 }
+}
+
 function parse(argv: string[]) {
   try {
     return parseArgs({
@@ -71,7 +99,8 @@ function parse(argv: string[]) {
   }
 }
 
-async function main(argv: string[]): Promise<void> {
+async function main(args: string[]): Promise<void> {
+  const { argv, port: inspectPort } = takeInspect(args)
   const { values, positionals } = parse(argv)
   const requested = values.locale ?? 'en-US'
   if (!isLocale(requested)) {
@@ -82,12 +111,15 @@ async function main(argv: string[]): Promise<void> {
   const usage = text(locale, 'cli.usage')
   if (values.help) return void process.stdout.write(usage)
   const [command, file = 'cordis.yml', ...extra] = positionals
+  if (command === 'inspect' && positionals[1] !== undefined && extra.length <= 1 && (extra[0] ?? '0').match(/^\d{1,5}$/)) {
+    return inspect(positionals[1], Number(extra[0] ?? 0), locale)
+  }
   if (command !== 'start' || extra.length) {
-    const problem = command === undefined || command === 'start' ? '' : `${text(locale, 'cli.unknownCommand', { command })}\n\n`
+    const problem = command === undefined || command === 'start' || command === 'inspect' ? '' : `${text(locale, 'cli.unknownCommand', { command })}\n\n`
     process.stderr.write(`${problem}${usage}`)
     process.exit(2)
   }
-  await start(file, !!values.watch, locale)
+  await start(file, !!values.watch, locale, inspectPort)
 }
 
 await main(process.argv.slice(2))

@@ -31,6 +31,10 @@ export interface SessionHeader {
   readonly origin?: 'subagent'
   readonly delegationDepth?: number
   readonly seedLength?: number
+  /** A child's label, when its start request had one (SPEC §10 lineage). */
+  readonly label?: string
+  /** The parent's tool call that started the child, when a tool started it (SPEC §10 lineage). */
+  readonly callId?: string
 }
 
 export type CancelCause =
@@ -113,7 +117,15 @@ export interface Agent {
 
 export interface CreateAgentOptions {
   sessionId?: string
-  header?: { cwd?: string; parentSession?: string; origin?: 'subagent'; delegationDepth?: number; seedLength?: number }
+  header?: {
+    cwd?: string
+    parentSession?: string
+    origin?: 'subagent'
+    delegationDepth?: number
+    seedLength?: number
+    label?: string
+    callId?: string
+  }
   seed?: readonly SessionEvent[]
   agentOptions?: AgentOptions
   signal?: AbortSignal
@@ -250,6 +262,8 @@ export interface SubagentStartRequest {
    * non-negative safe integer. Served by `TreeBudget`: without it the start rejects as unsupported.
    */
   budget?: BudgetReservation
+  /** The parent's tool call that starts this child (set by the `subagent` tool); recorded in the child's header. */
+  callId?: string
 }
 
 /** What a start reserves for the child's subtree; an absent field reserves nothing of that limit. */
@@ -341,7 +355,11 @@ export interface SubagentInfo {
   readonly runId: string
   readonly parentId: string
   readonly childId: string
+  /** The tree's root agent: the topmost live ancestor, or the `parentSession` it names when that one is not live. */
+  readonly rootId: string
   readonly label?: string
+  /** The parent's tool call that started the run, when a tool started it. */
+  readonly callId?: string
   readonly mode: 'spawn' | 'fork'
   readonly depth: number
   /** At the end only. */

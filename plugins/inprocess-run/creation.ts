@@ -27,6 +27,8 @@ export function childHeader(plan: StartPlan): NonNullable<CreateAgentOptions['he
   const cwd = parent.session.header.cwd
   if (cwd !== undefined) header.cwd = cwd
   if (plan.seed) header.seedLength = plan.seed.length
+  if (plan.request.label !== undefined) header.label = plan.request.label
+  if (plan.request.callId !== undefined) header.callId = plan.request.callId
   return header
 }
 

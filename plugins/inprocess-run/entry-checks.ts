@@ -90,6 +90,9 @@ function assertRequestShape(request: SubagentStartRequest): void {
   }
   if (label !== undefined && typeof label !== 'string') throw new TypeError('subagent request label must be a string')
   if (persona !== undefined && typeof persona !== 'string') throw new TypeError('subagent request persona must be a string')
+  if (request.callId !== undefined && typeof request.callId !== 'string') {
+    throw new TypeError('subagent request callId must be a string')
+  }
   if (agentOptions !== undefined && (typeof agentOptions !== 'object' || agentOptions === null || Array.isArray(agentOptions))) {
     throw new TypeError('subagent request agentOptions must be an object')
   }

@@ -1,7 +1,8 @@
 import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../../lib/dispatch.ts'
-import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { parentDepth } from '../../lib/depth.ts'
+import { SubagentError, thrownMessage } from '../../lib/errors.ts'
+import { rootIdOf } from '../../lib/lineage.ts'
 import { redactSecrets } from '../../lib/redact.ts'
 import type {
   Agent,
@@ -186,7 +187,8 @@ export class InProcessRun {
           }
         : {}),
     })
-    return new Run(handle, plan, dispatch)
+    const agents = this.agents
+    return new Run(handle, plan, dispatch, rootIdOf(request.parent, (id) => agents.get(id)))
   }
 }
 

@@ -32,6 +32,7 @@ export class Run implements SubagentRun {
     private readonly handle: AgentHandle,
     plan: StartPlan,
     private readonly dispatch: Dispatch,
+    rootId: string,
   ) {
     const child = handle.agent
     this.id = child.id
@@ -41,9 +42,11 @@ export class Run implements SubagentRun {
       runId: child.id,
       parentId: request.parent.id,
       childId: child.id,
+      rootId,
       mode,
       depth: childDepth,
       ...(request.label !== undefined ? { label: request.label } : {}),
+      ...(request.callId !== undefined ? { callId: request.callId } : {}),
     }
     // observers hear the start before anything the run does can end it
     if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [this.info()])

@@ -16,7 +16,7 @@ import { OpenFileGate } from './open-file-gate.ts'
 import { SessionWriter, type StartMode } from './session-writer.ts'
 
 export { SessionFileError } from './errors.ts'
-export { formatVersion } from './file-format.ts'
+export { formatVersion, type ParsedSessionFile, parseSessionFile } from './file-format.ts'
 
 declare module 'cordis' {
   interface Context {

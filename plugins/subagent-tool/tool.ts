@@ -78,7 +78,7 @@ export function startRequest(args: SubagentToolArgs, exec: ToolExecution, maxDep
   if (!parent) throw new SubagentError('NO_CALLING_AGENT', NO_CALLING_AGENT_MESSAGE)
   const signal = args.background ? new AbortController().signal : exec.signal
   // a model must never reach through a child a tool it was denied (SPEC §8.3)
-  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal, inheritRestrictions: true }
+  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal, inheritRestrictions: true, callId: exec.callId }
   if (args.label !== undefined) request.label = args.label
   if (args.persona !== undefined) request.persona = args.persona
   if (args.tools !== undefined) request.toolFilter = args.tools

@@ -13,7 +13,7 @@ function event(seq: number, type: string, data: unknown): SessionEvent {
 const text = (value: string) => [{ type: 'text', text: value }]
 
 function info(childId: string, depth: number, extra: Partial<SubagentInfo> = {}): SubagentInfo {
-  return { runId: childId, parentId: 'parent', childId, mode: 'spawn', depth, label: childId, ...extra }
+  return { runId: childId, parentId: 'parent', childId, rootId: 'parent', mode: 'spawn', depth, label: childId, ...extra }
 }
 
 describe('TranscriptPrinter', () => {

@@ -33,6 +33,23 @@ describe('session headers (SPEC §1.2)', () => {
     })
   }
 
+  for (const field of ['label', 'callId'] as const) {
+    it(`rejects a non-string ${field} where the header is built and leaves no trace`, async () => {
+      const s = await scene()
+      const created = s.create({ sessionId: 'bad', header: { [field]: 7 as unknown as string } })
+      expect((await rejectionOf(created)).message).to.equal(`session header ${field} must be a string`)
+      expect(s.root.sessions.get('bad')).to.equal(undefined)
+      await s.end()
+    })
+  }
+
+  it('keeps the lineage fields label and callId', async () => {
+    const s = await scene()
+    const { agent } = await s.create({ header: { parentSession: 'parent', label: 'review', callId: 'call_7' } })
+    expect(agent.session.header).to.include({ parentSession: 'parent', label: 'review', callId: 'call_7' })
+    await s.end()
+  })
+
   it('keeps the given fields and freezes the header', async () => {
     const s = await scene()
     const { agent } = await s.create({

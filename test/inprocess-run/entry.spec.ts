@@ -166,6 +166,7 @@ describe('InProcessRun request shape', () => {
     ['a prompt that is neither text nor blocks', { prompt: 42 }, 'subagent request prompt must be a string or an array of content blocks'],
     ['a non-string persona', { persona: 7 }, 'subagent request persona must be a string'],
     ['a non-string label', { label: {} }, 'subagent request label must be a string'],
+    ['a non-string callId', { callId: 12 }, 'subagent request callId must be a string'],
     ['agentOptions that are not an object', { agentOptions: 'fast' }, 'subagent request agentOptions must be an object'],
     ['a tool filter that is not an object', { toolFilter: ['read'] }, 'subagent request toolFilter must be an object'],
     ['a tool filter with non-string names', { toolFilter: { deny: [1] } }, 'subagent request toolFilter.deny must be an array of tool names'],

@@ -122,7 +122,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
     host.scripted.push({ text: 'ok', usage: { inputTokens: 5, outputTokens: 2 } })
     const run = await host.root.inprocessRun.spawn(host.request({ label: 'review' }))
     await run.result
-    const base = { runId: run.id, parentId: host.parent.id, childId: run.id, label: 'review', mode: 'spawn', depth: 1 }
+    const base = { runId: run.id, parentId: host.parent.id, childId: run.id, rootId: host.parent.id, label: 'review', mode: 'spawn', depth: 1 }
     expect(seen).to.deep.equal([base, { ...base, stopReason: 'completed', usage: { inputTokens: 5, outputTokens: 2 } }])
     await run.dispose()
   })
@@ -197,7 +197,7 @@ describe('InProcessRun observer events', () => {
     let error: Error | undefined
     await run.result.catch((e) => (error = e))
     expect(error?.message).to.equal('settle broke')
-    expect(ends).to.deep.equal([{ runId: run.id, parentId: host.parent.id, childId: run.id, mode: 'spawn', depth: 1, error: 'settle broke' }])
+    expect(ends).to.deep.equal([{ runId: run.id, parentId: host.parent.id, childId: run.id, rootId: host.parent.id, mode: 'spawn', depth: 1, error: 'settle broke' }])
     await run.dispose()
   })
 })

@@ -25,6 +25,14 @@ describe('subagent-inprocess start', function () {
     expect(outcome.stderr).to.equal('error [loader] plugin "bad": count: expected number >= 0 but got -1\n')
   })
 
+  it('serves the inspector on 127.0.0.1 with --inspect and says where', async () => {
+    space.write('quit.ts', probeSource('v1', { emitExit: 3 }))
+    space.write('cordis.yml', 'plugins:\n  quit: { path: ./quit.ts }\n')
+    const outcome = await runCli(['start', space.configFile, '--inspect'])
+    expect(outcome.code).to.equal(3)
+    expect(outcome.stderr).to.match(/^inspector: http:\/\/127\.0\.0\.1:\d+\/\n$/)
+  })
+
   it('exits with 1 when the config file cannot be read', async () => {
     const outcome = await runCli(['start', space.configFile])
     expect(outcome.code).to.equal(1)

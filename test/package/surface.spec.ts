@@ -16,6 +16,8 @@ describe('package surface (SPEC §7)', () => {
     'CodeMode',
     'SubagentTool',
     'TreeBudget',
+    'Tracing',
+    'Inspector',
   ] as const
 
   for (const name of plugins) {
@@ -44,7 +46,7 @@ describe('package surface (SPEC §7)', () => {
     expect(manifest.dependencies.cordis).to.equal('4.0.0-rc.10')
   })
 
-  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tree-budget']) {
+  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tree-budget', 'tracing', 'inspector']) {
     it(`default-exports a plugin from plugins/${file}`, async () => {
       const module = await import(`../../plugins/${file}/index.ts`)
       expect(module.default).to.be.a('function')

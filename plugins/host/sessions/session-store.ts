@@ -26,7 +26,7 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
     throw new SubagentError('INVALID_SESSION', 'session header createdAt must be a finite number')
   }
   const header: Record<string, unknown> = { id: fields.id, createdAt: fields.createdAt }
-  for (const key of ['cwd', 'parentSession'] as const) {
+  for (const key of ['cwd', 'parentSession', 'label', 'callId'] as const) {
     if (fields[key] === undefined) continue
     if (typeof fields[key] !== 'string') {
       throw new SubagentError('INVALID_SESSION', `session header ${key} must be a string`)

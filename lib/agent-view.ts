@@ -1,0 +1,60 @@
+/**
+ * What the inspector shows for one agent, folded from its session header and events. Pure: the
+ * caller passes the clock (`now`), so saved sessions and live ones go through the same code.
+ */
+import type { SessionEvent, SessionEventData, SessionHeader, Usage } from './types.ts'
+
+export interface AgentView {
+  id: string
+  parentId?: string
+  label?: string
+  callId?: string
+  mode: 'root' | 'spawn' | 'fork'
+  depth: number
+  status: 'idle' | 'running'
+  /** The last turn's end (`completed`, `aborted`, …), or the run's stop reason once it settled. */
+  stopReason?: string
+  usage: Usage
+  /** Epoch ms: the header's `createdAt`. */
+  startedAt: number
+  /** Epoch ms of the last turn end seen live; absent for a running agent and for saved files. */
+  endedAt?: number
+}
+
+/** A fresh view of a session that has no events yet. */
+export function viewOfHeader(header: SessionHeader): AgentView {
+  const view: AgentView = {
+    id: header.id,
+    mode: header.origin !== 'subagent' ? 'root' : header.seedLength !== undefined ? 'fork' : 'spawn',
+    depth: header.delegationDepth ?? 0,
+    status: 'idle',
+    usage: { inputTokens: 0, outputTokens: 0 },
+    startedAt: header.createdAt,
+  }
+  if (header.parentSession !== undefined) view.parentId = header.parentSession
+  if (header.label !== undefined) view.label = header.label
+  if (header.callId !== undefined) view.callId = header.callId
+  return view
+}
+
+/**
+ * Folds one event into `view` (in place). `now` is when it happened, when known. Events before
+ * `seedLength` (a fork's copy of its parent's history) are the parent's and are skipped.
+ */
+export function applyEvent(view: AgentView, event: SessionEvent, seedLength: number, now?: number): void {
+  if (event.seq < seedLength) return
+  if (event.type === 'turn/start') {
+    view.status = 'running'
+    delete view.endedAt
+  } else if (event.type === 'turn/end') {
+    view.status = 'idle'
+    view.stopReason = (event.data as SessionEventData['turn/end'])?.reason?.kind
+    if (now !== undefined) view.endedAt = now
+  } else if (event.type === 'assistant/message') {
+    const usage = (event.data as SessionEventData['assistant/message'])?.usage
+    if (usage && Number.isFinite(usage.inputTokens) && Number.isFinite(usage.outputTokens)) {
+      view.usage.inputTokens += usage.inputTokens
+      view.usage.outputTokens += usage.outputTokens
+    }
+  }
+}

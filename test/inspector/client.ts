@@ -1,0 +1,76 @@
+/**
+ * A minimal event-stream client over node:http for inspector tests: reads frames as they arrive.
+ */
+import { get, type IncomingMessage } from 'node:http'
+
+export interface Frame {
+  event: string
+  data: unknown
+}
+
+export interface StreamClient {
+  /** Resolves with the next frame whose event is `event` (frames read before are kept). */
+  next(event: string): Promise<Frame>
+  /** Drops the connection mid-stream. */
+  disconnect(): void
+  closed: Promise<void>
+}
+
+export function openStream(url: string): Promise<StreamClient> {
+  return new Promise((resolve, reject) => {
+    const request = get(new URL('/events', url), (response: IncomingMessage) => {
+      const frames: Frame[] = []
+      const waiters: { event: string; resolve: (frame: Frame) => void }[] = []
+      let buffer = ''
+      const deliver = () => {
+        for (let i = 0; i < waiters.length; i++) {
+          const index = frames.findIndex((frame) => frame.event === waiters[i]!.event)
+          if (index < 0) continue
+          const [frame] = frames.splice(index, 1)
+          waiters.splice(i--, 1)[0]!.resolve(frame!)
+        }
+      }
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        buffer += chunk
+        let end = buffer.indexOf('\n\n')
+        while (end >= 0) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message'
+          const data = /^data: (.*)$/m.exec(block)?.[1]
+          frames.push({ event, data: data === undefined ? undefined : JSON.parse(data) })
+          end = buffer.indexOf('\n\n')
+        }
+        deliver()
+      })
+      const closed = new Promise<void>((done) => response.on('close', () => done()))
+      resolve({
+        next: (event) =>
+          new Promise((done) => {
+            waiters.push({ event, resolve: done })
+            deliver()
+          }),
+        disconnect: () => request.destroy(),
+        closed,
+      })
+    })
+    request.on('error', (error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(error)
+    })
+  })
+}
+
+/** One GET with an explicit Host header; resolves with status and body. */
+export function fetchWithHost(url: string, path: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, url)
+    const request = get({ hostname: target.hostname, port: target.port, path: target.pathname + target.search, headers: { host } }, (response) => {
+      let body = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (body += chunk))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }))
+    })
+    request.on('error', reject)
+  })
+}

@@ -1,0 +1,59 @@
+import { expect } from 'chai'
+import type { Fiber } from 'cordis'
+import type { AgentView } from '../../lib/agent-view.ts'
+import Inspector from '../../plugins/inspector/index.ts'
+import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
+import { openStream } from './client.ts'
+import '../support/unhandled.ts'
+
+describe('Inspector plugin', () => {
+  let host: TestHost
+  let fiber: Fiber
+  let baseline: Snapshot
+
+  beforeEach(async () => {
+    host = await createHost()
+    await host.root.plugin(InProcessRun)
+    baseline = host.snapshot()
+    fiber = host.root.plugin(Inspector, {})
+    await fiber
+  })
+
+  afterEach(async () => {
+    await fiber.dispose()
+    await host.root.agents.disposeAll()
+  })
+
+  it('streams a child run as it happens: its view and its transcript events', async () => {
+    const parent = await host.agent()
+    const client = await openStream(host.root.inspector.url)
+    const snapshot = (await client.next('snapshot')).data as { agents: AgentView[] }
+    expect(snapshot.agents.map((agent) => agent.id)).to.deep.equal([parent.id])
+    host.scripted.push({ text: '<script>alert(1)</script>', usage: { inputTokens: 3, outputTokens: 1 } })
+    const run = await host.root.inprocessRun.spawn({ parent, prompt: 'go', label: 'kid', signal: new AbortController().signal })
+    await run.result
+    const seen: string[] = []
+    for (;;) {
+      const frame = (await client.next('event')).data as { id: string; event: { type: string; data: { text?: string } } }
+      if (frame.event.type === 'assistant/delta') seen.push(frame.event.data.text ?? '')
+      if (frame.event.type === 'turn/end') break
+    }
+    expect(seen).to.deep.equal(['<script>alert(1)</script>'])
+    let last: AgentView | undefined
+    while (last?.stopReason !== 'completed') last = (await client.next('agent')).data as AgentView
+    expect(last).to.include({ id: run.id, label: 'kid', mode: 'spawn', depth: 1, status: 'idle', stopReason: 'completed' })
+    expect(last.usage).to.deep.equal({ inputTokens: 3, outputTokens: 1 })
+    client.disconnect()
+    await run.dispose()
+  })
+
+  it('closes its streams and its port, and leaves no listener, when unloaded', async () => {
+    const client = await openStream(host.root.inspector.url)
+    await client.next('snapshot')
+    await fiber.dispose()
+    await client.closed
+    await host.root.agents.disposeAll()
+    expect(host.snapshot()).to.deep.equal(baseline)
+  })
+})
