@@ -11,7 +11,7 @@ import type { SessionEventData } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import { listenDirect } from './direct-listener.ts'
+import { listenDirect } from '../host/direct-listener.ts'
 import { SpanBook } from './span-book.ts'
 
 export { attributes as spanAttributes, UNFINISHED_REASON } from './span-book.ts'

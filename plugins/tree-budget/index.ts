@@ -5,7 +5,7 @@ import { AgentDisposedError, SubagentError, thrownMessage } from '../../lib/erro
 import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, SubagentPlan, SubagentResult, SubagentRun, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
-import type {} from '../host/index.ts'
+import { listenDirect } from '../host/index.ts'
 import { abortedBeforePublication } from '../inprocess-run/index.ts'
 import { Admission, type Slot } from './admission.ts'
 import { type BudgetNode, Ledger } from './ledger.ts'
@@ -65,29 +65,29 @@ export class TreeBudget {
     } as never)
     const budget = this
 
-    ctx.on('subagent/prepare', (plan) => {
+    listenDirect(ctx, 'subagent/prepare', (plan) => {
       if (plan.request.budget !== undefined) plan.claim('budget', () => assertReservation(plan.request.budget))
       // a start the budget cannot pay for fails at once instead of after a wait in line
       this.#ledger.nodeOf(plan.request.parent).pool.assertCanStart(reservationOf(plan))
     })
-    ctx.on('subagent/admit', (plan) => this.#admit(plan))
-    ctx.on('subagent/abandon', (plan) => this.#abandon(plan))
-    ctx.on('subagent/setup', (child, plan) => this.#bind(child, plan))
-    ctx.on('subagent/settle', async (_result, run, next) => this.#settle(await next(), run))
-    ctx.on('subagent/end', (info) => this.#end(info.childId))
-    ctx.on('subagent/outlook', (outlook) => {
+    listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
+    listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))
+    listenDirect(ctx, 'subagent/setup', (child, plan) => this.#bind(child, plan))
+    listenDirect(ctx, 'subagent/settle', async (_result, run, next) => this.#settle(await next(), run))
+    listenDirect(ctx, 'subagent/end', (info) => this.#end(info.childId))
+    listenDirect(ctx, 'subagent/outlook', (outlook) => {
       const node = this.#ledger.nodeOf(outlook.agent)
       const remaining = node.pool.remainingAll()
       outlook.budget = remaining
       if (remaining.children <= 0) outlook.blockedBy = 'children'
       else if (remaining.tokens <= 0) outlook.blockedBy = 'tokens'
     })
-    ctx.on('agent/pre-step', (agent, _info, next) => {
+    listenDirect(ctx, 'agent/pre-step', (agent, _info, next) => {
       const spent = this.#ledger.spentBeforeRequest(this.#ledger.nodeOf(agent))
       return spent ? { kind: 'budget', limit: spent.limit, used: spent.used, max: spent.max } : next()
     })
     // checked again where the request is sent: concurrent agents may have spent the rest meanwhile
-    ctx.on('agent/model-request', (agent) => {
+    listenDirect(ctx, 'agent/model-request', (agent) => {
       // a node made just now was restored from the session, whose `step/start` already counts this request
       const isNew = this.#ledger.known(agent.session) === undefined
       const node = this.#ledger.nodeOf(agent)
@@ -95,7 +95,7 @@ export class TreeBudget {
       if (spent) return { kind: 'budget', limit: spent.limit, used: spent.used, max: spent.max }
       if (!isNew) this.#ledger.chargeRequest(node)
     })
-    ctx.on('session/event', (session, event) => {
+    listenDirect(ctx, 'session/event', (session, event) => {
       if (event.type !== 'assistant/message') return
       const usage = (event.data as { usage?: { inputTokens: number; outputTokens: number } }).usage
       if (!usage) return
@@ -107,7 +107,7 @@ export class TreeBudget {
         if (agent) this.#ledger.nodeOf(agent)
       }
     })
-    ctx.on('agent/disposed', (agent) => {
+    listenDirect(ctx, 'agent/disposed', (agent) => {
       this.#admission.close(agent.id, () => new AgentDisposedError(agent.id))
     })
     ctx.effect(() => () => {
