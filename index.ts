@@ -34,3 +34,5 @@ export {
 } from './lib/errors.ts'
 export type { ErrorCode } from './lib/errors.ts'
 export type * from './lib/types.ts'
+export type { JsonSchemaType, OutputSchema, StructuredOf } from './lib/structured-type.ts'
+export { subsetOfSchemastery } from './lib/schemastery-subset.ts'

@@ -3,9 +3,11 @@ import { Dispatch, rawService } from '../../lib/dispatch.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { parentDepth } from '../../lib/depth.ts'
 import { redactSecrets } from '../../lib/redact.ts'
+import type { OutputSchema, StructuredOf } from '../../lib/structured-type.ts'
 import type {
   Agent,
   DelegationOutlook,
+  JsonSchema,
   SessionEvent,
   SubagentInfo,
   SubagentPlan,
@@ -18,7 +20,7 @@ import type { Agents, Tools } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
 import { abortedBeforePublication, admit, enter, inheritRestrictions, readForkSeed, readStartSeed, type StartPlan } from './entry-checks.ts'
 import { Outlook } from './outlook.ts'
-import { Run } from './run.ts'
+import { type EventFeed, Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
 
@@ -88,6 +90,7 @@ export class InProcessRun {
   private readonly dispatch: Dispatch
   private readonly agents: Agents
   private readonly tools: Tools
+  private readonly feed: EventFeed
 
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
@@ -96,34 +99,47 @@ export class InProcessRun {
     })
     this.agents = rawService(ctx.agents)
     this.tools = rawService(ctx.tools)
+    // on the root: an iteration belongs to its run's caller and outlives an unload of this plugin
+    const root = ctx.root
+    const agents = this.agents
+    this.feed = {
+      watch: (listener) => root.on('session/event', listener),
+      sessionOf: (id) => agents.get(id)?.session,
+    }
     ctx.provide('inprocessRun', this)
   }
 
   /**
    * Starts one child. Fulfils only after the child is published (`ctx.agents.get(run.id) ===
    * run.agent`); a rejected start leaves no agent, session or registration behind. Entry errors
-   * (SPEC §2.1) arrive as rejections.
+   * (SPEC §2.1) arrive as rejections. `result.structured` is typed from `request.outputSchema`
+   * (a schemastery schema or a literal JSON Schema); the validation at capture backs the type.
    */
-  start(request: SubagentStartRequest, options?: SubagentStartOptions): Promise<SubagentRun> {
+  start<const S extends OutputSchema = JsonSchema>(
+    request: SubagentStartRequest<S>,
+    options?: SubagentStartOptions,
+  ): Promise<SubagentRun<StructuredOf<S>>> {
     try {
       const plan = enter(request, readStartSeed(options))
       const dispatch = this.dispatch
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       admit(plan)
       if (request.inheritRestrictions) inheritRestrictions(plan, this.tools.visibleGlobals(request.parent))
-      return dispatch.has('subagent/admit') ? this.admitThenCreate(plan) : this.create(plan)
+      const run = dispatch.has('subagent/admit') ? this.admitThenCreate(plan) : this.create(plan)
+      // the type rests on StructuredOutput: only a value valid against the schema is committed
+      return run as Promise<SubagentRun<StructuredOf<S>>>
     } catch (error) {
       return Promise.reject(error)
     }
   }
 
   /** A child with a fresh history. */
-  spawn(request: SubagentStartRequest): Promise<SubagentRun> {
+  spawn<const S extends OutputSchema = JsonSchema>(request: SubagentStartRequest<S>): Promise<SubagentRun<StructuredOf<S>>> {
     return this.start(request)
   }
 
   /** A child seeded with the parent's events through its last completed turn. */
-  fork(request: SubagentStartRequest): Promise<SubagentRun> {
+  fork<const S extends OutputSchema = JsonSchema>(request: SubagentStartRequest<S>): Promise<SubagentRun<StructuredOf<S>>> {
     let seed: readonly SessionEvent[] | undefined
     try {
       seed = readForkSeed(request)
@@ -186,7 +202,7 @@ export class InProcessRun {
           }
         : {}),
     })
-    return new Run(handle, plan, dispatch)
+    return new Run(handle, plan, dispatch, this.feed)
   }
 }
 
