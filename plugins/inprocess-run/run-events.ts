@@ -30,7 +30,8 @@ export function runEvents(source: RunEventSource): AsyncIterableIterator<RunEven
     .slice(source.seedLength)
     .map((event) => ({ agentId: child.id, parentId, depth, event }))
   const descendants = new Set<string>([child.id])
-  let waiting: ((next: IteratorResult<RunEvent>) => void) | undefined
+  // more than one `next()` may be pending when a caller does not await each before the next
+  const waiting: ((next: IteratorResult<RunEvent>) => void)[] = []
   let isDone = false
   let off: (() => void) | undefined
 
@@ -39,11 +40,7 @@ export function runEvents(source: RunEventSource): AsyncIterableIterator<RunEven
     isDone = true
     off?.()
     off = undefined
-    if (waiting && buffer.length === 0) {
-      const resolve = waiting
-      waiting = undefined
-      resolve({ value: undefined, done: true })
-    }
+    for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true })
   }
 
   /** True when `session` is the child's or a descendant's: its parent chain reaches the child. */
@@ -69,11 +66,9 @@ export function runEvents(source: RunEventSource): AsyncIterableIterator<RunEven
     if (isDone || !isWatched(session)) return
     const header = session.header
     const item: RunEvent = { agentId: session.id, parentId: header.parentSession ?? '', depth: header.delegationDepth ?? 0, event }
-    if (waiting) {
-      const resolve = waiting
-      waiting = undefined
-      resolve({ value: item, done: false })
-    } else buffer.push(item)
+    const resolve = waiting.shift()
+    if (resolve) resolve({ value: item, done: false })
+    else buffer.push(item)
   }
 
   // at once, not at the first `next()`: nothing appended in between may be missed
@@ -86,7 +81,7 @@ export function runEvents(source: RunEventSource): AsyncIterableIterator<RunEven
       if (item) return Promise.resolve({ value: item, done: false })
       if (isDone) return Promise.resolve({ value: undefined, done: true })
       return new Promise((resolve) => {
-        waiting = resolve
+        waiting.push(resolve)
       })
     },
     return() {

@@ -113,4 +113,23 @@ describe('InProcessRun run.events()', () => {
     await run.dispose()
     expect(host.snapshot()).to.deep.equal(baseline)
   })
+
+  it('answers next() calls made before any event arrived in call order, then ends them all', async () => {
+    const host = await createDriverHost()
+    const gate = createGate()
+    host.root.models.register('gated', gate.adapter)
+    const run = await host.root.inprocessRun.spawn(host.request({ agentOptions: { provider: 'gated' } }))
+    const iterator = run.events()
+    const own = run.agent.session.events.length
+    for (let i = 0; i < own; i++) await iterator.next()
+    const pending = [iterator.next(), iterator.next(), iterator.next()]
+    await gate.entered
+    gate.open()
+    await run.result
+    const answered = await Promise.all(pending)
+    const appended = run.agent.session.events.slice(own, own + 3)
+    expect(answered.map((step) => (step.done ? undefined : step.value.event))).to.deep.equal(appended)
+    await run.dispose()
+    expect(await iterator.next()).to.deep.equal({ value: undefined, done: true })
+  })
 })
