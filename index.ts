@@ -38,3 +38,5 @@ export {
 export type { ErrorCode } from './lib/errors.ts'
 export type * from './lib/types.ts'
 export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'
+export type { JsonSchemaType, OutputSchema, StructuredOf } from './lib/structured-type.ts'
+export { subsetOfSchemastery } from './lib/schemastery-subset.ts'

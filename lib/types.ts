@@ -4,6 +4,7 @@
  */
 import type { Context } from 'cordis'
 import type { BudgetLimit } from './errors.ts'
+import type { OutputSchema } from './structured-type.ts'
 
 export type { BudgetLimit }
 
@@ -242,13 +243,18 @@ export interface ModelAdapter {
 
 export type StopReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | 'refusal' | 'budget'
 
-export interface SubagentStartRequest {
+/**
+ * What `start`/`spawn`/`fork` take. `S` is the `outputSchema`'s own type, from which the run's
+ * `structured` type is inferred (`StructuredOf`).
+ */
+export interface SubagentStartRequest<S extends OutputSchema = OutputSchema> {
   parent: Agent
   prompt: string | ContentBlock[]
   signal: AbortSignal
   label?: string
   agentOptions?: AgentOptions
-  outputSchema?: JsonSchema
+  /** A JSON Schema of the subset (SPEC §3) or a schemastery `Schema`, converted to one at entry. */
+  outputSchema?: S
   maxDepth?: number
   toolFilter?: { allow?: string[]; deny?: string[] }
   persona?: string
@@ -285,9 +291,10 @@ export interface SubagentStartOptions {
   seed?: readonly SessionEvent[]
 }
 
-export interface SubagentResult {
+/** `T` is the type of `structured`, inferred from the start's `outputSchema`. */
+export interface SubagentResult<T = unknown> {
   output: ContentBlock[]
-  structured?: unknown
+  structured?: T
   stopReason: StopReason
   diagnostic?: string
   usage?: Usage
@@ -298,14 +305,30 @@ export interface SubagentResult {
   treeUsage?: Usage
 }
 
-export interface SubagentRun {
+/** One session event of a run's child or of a descendant, with the lineage of its agent. */
+export interface RunEvent {
+  /** The agent whose session recorded the event: the run's child or one of its descendants. */
+  readonly agentId: string
+  /** That agent's parent (for the child: the run's parent). */
+  readonly parentId: string
+  /** That agent's delegation depth. */
+  readonly depth: number
+  readonly event: SessionEvent
+}
+
+export interface SubagentRun<T = unknown> {
   readonly id: string
   readonly agent: Agent
-  readonly result: Promise<SubagentResult>
+  readonly result: Promise<SubagentResult<T>>
   /** True once the request signal aborted or `dispose()` was called. */
   readonly isCancelled: boolean
   /** Idempotent. Rejects only if disposing the child's handle failed. */
   dispose(): Promise<void>
+  /**
+   * The child's own events from its first, then its and its descendants' events as they are
+   * appended, until `result` settles. Holds one listener until then or until `return()` (`break`).
+   */
+  events(): AsyncIterableIterator<RunEvent>
 }
 
 /**

@@ -4,9 +4,11 @@ import { parentDepth } from '../../lib/depth.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { rootIdOf } from '../../lib/lineage.ts'
 import { redactSecrets } from '../../lib/redact.ts'
+import type { OutputSchema, StructuredOf } from '../../lib/structured-type.ts'
 import type {
   Agent,
   DelegationOutlook,
+  JsonSchema,
   SessionEvent,
   SubagentInfo,
   SubagentPlan,
@@ -19,7 +21,7 @@ import type { Agents, Tools } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
 import { abortedBeforePublication, admit, enter, inheritRestrictions, readForkSeed, readStartSeed, type StartPlan } from './entry-checks.ts'
 import { Outlook } from './outlook.ts'
-import { Run } from './run.ts'
+import { type EventFeed, Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
 
@@ -89,6 +91,7 @@ export class InProcessRun {
   private readonly dispatch: Dispatch
   private readonly agents: Agents
   private readonly tools: Tools
+  private readonly feed: EventFeed
 
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
@@ -97,34 +100,47 @@ export class InProcessRun {
     })
     this.agents = rawService(ctx.agents)
     this.tools = rawService(ctx.tools)
+    // on the root: an iteration belongs to its run's caller and outlives an unload of this plugin
+    const root = ctx.root
+    const agents = this.agents
+    this.feed = {
+      watch: (listener) => root.on('session/event', listener),
+      sessionOf: (id) => agents.get(id)?.session,
+    }
     ctx.provide('inprocessRun', this)
   }
 
   /**
    * Starts one child. Fulfils only after the child is published (`ctx.agents.get(run.id) ===
    * run.agent`); a rejected start leaves no agent, session or registration behind. Entry errors
-   * (SPEC §2.1) arrive as rejections.
+   * (SPEC §2.1) arrive as rejections. `result.structured` is typed from `request.outputSchema`
+   * (a schemastery schema or a literal JSON Schema); the validation at capture backs the type.
    */
-  start(request: SubagentStartRequest, options?: SubagentStartOptions): Promise<SubagentRun> {
+  start<const S extends OutputSchema = JsonSchema>(
+    request: SubagentStartRequest<S>,
+    options?: SubagentStartOptions,
+  ): Promise<SubagentRun<StructuredOf<S>>> {
     try {
       const plan = enter(request, readStartSeed(options))
       const dispatch = this.dispatch
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       admit(plan)
       if (request.inheritRestrictions) inheritRestrictions(plan, this.tools.visibleGlobals(request.parent))
-      return dispatch.has('subagent/admit') ? this.admitThenCreate(plan) : this.create(plan)
+      const run = dispatch.has('subagent/admit') ? this.admitThenCreate(plan) : this.create(plan)
+      // the type rests on StructuredOutput: only a value valid against the schema is committed
+      return run as Promise<SubagentRun<StructuredOf<S>>>
     } catch (error) {
       return Promise.reject(error)
     }
   }
 
   /** A child with a fresh history. */
-  spawn(request: SubagentStartRequest): Promise<SubagentRun> {
+  spawn<const S extends OutputSchema = JsonSchema>(request: SubagentStartRequest<S>): Promise<SubagentRun<StructuredOf<S>>> {
     return this.start(request)
   }
 
   /** A child seeded with the parent's events through its last completed turn. */
-  fork(request: SubagentStartRequest): Promise<SubagentRun> {
+  fork<const S extends OutputSchema = JsonSchema>(request: SubagentStartRequest<S>): Promise<SubagentRun<StructuredOf<S>>> {
     let seed: readonly SessionEvent[] | undefined
     try {
       seed = readForkSeed(request)
@@ -188,7 +204,7 @@ export class InProcessRun {
         : {}),
     })
     const agents = this.agents
-    return new Run(handle, plan, dispatch, rootIdOf(request.parent, (id) => agents.get(id)))
+    return new Run(handle, plan, dispatch, rootIdOf(request.parent, (id) => agents.get(id)), this.feed)
   }
 }
 

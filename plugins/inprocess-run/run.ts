@@ -5,8 +5,12 @@ import { subscribeAbort } from '../../lib/abort-signal.ts'
 import type { Dispatch } from '../../lib/dispatch.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
-import type { AgentHandle, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
+import type { AgentHandle, RunEvent, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
+import { type RunEventSource, runEvents } from './run-events.ts'
+
+/** What `events()` needs from the driver: shared by every run, nothing registered per run. */
+export type EventFeed = Pick<RunEventSource, 'watch' | 'sessionOf'>
 
 /** True for the host's refusal of input to an agent whose disposal already started. */
 function isDisposal(error: unknown): boolean {
@@ -33,6 +37,7 @@ export class Run implements SubagentRun {
     plan: StartPlan,
     private readonly dispatch: Dispatch,
     rootId: string,
+    private readonly feed: EventFeed,
   ) {
     const child = handle.agent
     this.id = child.id
@@ -90,6 +95,12 @@ export class Run implements SubagentRun {
   /** Idempotent: cancels, awaits disposal of the child and the result; rejects only if disposal failed. */
   dispose(): Promise<void> {
     return (this.#disposal ??= this.#dispose())
+  }
+
+  /** The child's and its descendants' events until the result settles (see `SubagentRun.events`). */
+  events(): AsyncIterableIterator<RunEvent> {
+    const { watch, sessionOf } = this.feed
+    return runEvents({ child: this.handle.agent, seedLength: this.#seedLength, depth: this.#info.depth, result: this.result, watch, sessionOf })
   }
 
   /** Observer info for `subagent/start` and `subagent/end`. */

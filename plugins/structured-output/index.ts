@@ -7,6 +7,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { rawService } from '../../lib/dispatch.ts'
 import { jsonViolations } from '../../lib/json-validation.ts'
+import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'
 import type { Agent, JsonSchema, SubagentInfo } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
@@ -35,13 +36,15 @@ export { alreadyRecorded } from './guard.ts'
 export { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from './settle.ts'
 
 /**
- * Checks a requested schema at the start (SPEC §2.1.6): the subset first (`UnsupportedSchemaError`,
- * `unsupported JSON schema: …`, which also bounds its depth and size), then compiles its validator
- * once (cached for the tool's validation; linear in the schema, see `lib/subset-validation.ts`).
+ * Checks a requested schema at the start (SPEC §2.1.6): a schemastery schema is converted first,
+ * then the subset (`UnsupportedSchemaError`, `unsupported JSON schema: …`, which also bounds its
+ * depth and size), then its validator is compiled once (cached for the tool's validation; linear
+ * in the schema, see `lib/subset-validation.ts`).
  */
 function assertOutputSchema(schema: unknown): void {
-  assertSchemaSubset(schema)
-  jsonViolations(schema as JsonSchema, {})
+  const json = requestedJsonSchema(schema)
+  assertSchemaSubset(json)
+  jsonViolations(json as JsonSchema, {})
 }
 
 /**
@@ -86,10 +89,12 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   ctx.on('subagent/setup', (child, plan) => {
     const schema = plan.request.outputSchema
     if (schema === undefined) return
+    // checked at entry: a schemastery schema's conversion is memoized, so this is a lookup
+    const json = requestedJsonSchema(schema) as JsonSchema
     const state = new CaptureState()
     // a child still unpublished at unload is missed by the unload loop below; it is adopted at
     // its first prompt assembly, which comes before any outcome `settle` would change
-    installCapture(child, schema, state, locale, () => {
+    installCapture(child, json, state, locale, () => {
       if (!isActive) adoptRun(root, child, state)
     })
     states.set(child, state)
