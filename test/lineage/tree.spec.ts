@@ -10,12 +10,14 @@ import { createFilesHost, type FilesHost } from '../session-files/fixture.ts'
 import { treeModel } from './model.ts'
 
 /** label (callId) → children, from the headers only. */
+/** The tree as nested names; siblings sorted by name, since concurrent `subagent` calls may start in the same millisecond. */
 function outline(nodes: SessionTreeNode[]): unknown[] {
-  return nodes.map((node) => {
+  const named = nodes.map((node) => {
     const { label = 'root', callId } = node.header
-    const name = callId === undefined ? label : `${label} (${callId})`
-    return node.children.length ? { [name]: outline(node.children) } : name
+    return { name: callId === undefined ? label : `${label} (${callId})`, node }
   })
+  named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return named.map(({ name, node }) => (node.children.length ? { [name]: outline(node.children) } : name))
 }
 
 describe('lineage', () => {
