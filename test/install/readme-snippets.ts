@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 
+/** Every labelled code block of the "Install" section, by file name; throws when the section is missing. */
 export function installSnippets(readmeUrl: URL): Map<string, string> {
   const readme = readFileSync(readmeUrl, 'utf8')
   const start = readme.indexOf('\n## Install\n')
