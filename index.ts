@@ -3,16 +3,20 @@
  * and error is re-exported here (SPEC §7).
  */
 
+// first: fail on an unsupported cordis before anything uses it
+import './plugins/host/cordis-peer.ts'
+
 export { CodeMode } from './plugins/code-mode/index.ts'
 export { DepthPolicy } from './plugins/depth-policy/index.ts'
 export { Agents, Host, Models, Sessions, SystemPrompt, Tools } from './plugins/host/index.ts'
 export type { AssembledPrompt, CreateOptions, PreStepDecision, StoredSession } from './plugins/host/index.ts'
 export { abortedBeforePublication, InProcessRun } from './plugins/inprocess-run/index.ts'
-export { ContentFilterError, createOpenAIAdapter, ModelRequestError, OpenAIModel } from './plugins/openai-model/index.ts'
+export { ContentFilterError, ModelRequestError, OpenAIModel } from './plugins/openai-model/index.ts'
 export type { OpenAIAdapterOptions } from './plugins/openai-model/index.ts'
 export { exhaustedMessage, ScriptedModel } from './plugins/scripted-model/index.ts'
 export type { ScriptedResponse, ScriptedToolCall, ScriptEntry } from './plugins/scripted-model/index.ts'
 export { SessionFileError, SessionFiles } from './plugins/session-files/index.ts'
+export { PeerDependencyError, SUPPORTED_CORDIS } from './lib/peer-dependency.ts'
 export { StructuredOutput } from './plugins/structured-output/index.ts'
 export { backgroundSettled, SubagentTool } from './plugins/subagent-tool/index.ts'
 export type { BackgroundRunInfo, SubagentToolService } from './plugins/subagent-tool/index.ts'

@@ -6,6 +6,8 @@
  * `--watch` it stays up and reloads on every change of the config or of a loaded plugin file.
  * Warnings and errors go to stderr.
  */
+// first: fail on an unsupported cordis before anything uses it
+import '../plugins/host/cordis-peer.ts'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { isLocale, type Locale } from '../lib/i18n.ts'

@@ -6,6 +6,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type {} from '../host/index.ts'
 import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES } from './sandbox.ts'
+import { locateInterpreterWasm } from './interpreter-code.ts'
 import { SandboxPool } from './worker-pool.ts'
 import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
 import { runCodeTool } from './tool.ts'
@@ -28,8 +29,10 @@ export { bindingsFor, describeRunCode, type RunCodeArgs, type RunCodeLimits, TOO
  * started at once, so the first call does not wait for it). A config update restarts the plugin:
  * the tool is registered again with the new limits; programs in flight keep theirs and finish.
  * Unloading terminates the idle workers; a worker still running a program goes when it ends.
+ * Throws a `PeerDependencyError` at start when the optional QuickJS packages are not installed.
  */
 export function CodeMode(ctx: Context, config: CodeMode.Config): void {
+  locateInterpreterWasm()
   const pool = new SandboxPool()
   ctx.effect(() => {
     pool.prewarm()

@@ -4,9 +4,9 @@
  * cap in this build (without `malloc_usable_size` it counts allocations, not their sizes), and an
  * instance shared for good would keep its grown memory, or any corruption, for later runs.
  */
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { newQuickJSWASMModule, newVariant, type QuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten'
+import { compileInterpreter } from './interpreter-code.ts'
+
 
 const PAGE_BYTES = 64 * 1024
 // the interpreter's static data, stack and initial heap: its memory import asks for 256 pages
@@ -31,30 +31,8 @@ export interface Interpreter {
   hasRefusedGrowth: boolean
 }
 
-let compiled: Promise<object> | undefined
 /** At most one instance left clean by a finished run, ready for the next run. */
 let idle: Interpreter | undefined
-
-/**
- * Uses code compiled elsewhere (the host thread compiles once and hands the module to every
- * sandbox worker) instead of compiling it again.
- */
-export function adoptCompiledInterpreter(wasmModule: object): void {
-  compiled = Promise.resolve(wasmModule)
-}
-
-/** The interpreter's code, compiled on first use and shared by every instance. */
-export function compileInterpreter(): Promise<object> {
-  compiled ??= (async () => {
-    // the wasm file of the variant quickjs-emscripten itself ships (RELEASE_SYNC)
-    const quickjs = createRequire(createRequire(import.meta.url).resolve('quickjs-emscripten'))
-    return wasm.compile(await readFile(quickjs.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
-  })().catch((error: unknown) => {
-    compiled = undefined
-    throw error
-  })
-  return compiled
-}
 
 /**
  * An instance whose linear memory cannot grow past `memoryBytes` over its base: the instance a

@@ -4,7 +4,7 @@
  * host terminates the worker on timeout or abort.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { adoptCompiledInterpreter, compileInterpreter } from './interpreter.ts'
+import { adoptCompiledInterpreter, compileInterpreter } from './interpreter-code.ts'
 import { runInThread } from './sandbox-run.ts'
 import type { BindingCall, CallsMessage, DoneMessage, EncodedResult, HostMessage, StartedMessage } from './worker-protocol.ts'
 

@@ -4,7 +4,7 @@
  * more than a run); a worker stopped mid-run is terminated and never reused.
  */
 import { Worker } from 'node:worker_threads'
-import { compileInterpreter } from './interpreter.ts'
+import { compileInterpreter } from './interpreter-code.ts'
 
 // the worker is the same kind of module as this one: `.ts` under tsx, `.js` in dist/
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './sandbox-worker-tsx.mjs' : './sandbox-worker.js', import.meta.url)

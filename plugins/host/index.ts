@@ -2,6 +2,8 @@
  * The host: the five services an agent needs (SPEC §1), applied as one plugin so that they can
  * hold each other directly instead of paying cordis's context proxy on every turn.
  */
+// first: fail on an unsupported cordis before anything uses it
+import './cordis-peer.ts'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'

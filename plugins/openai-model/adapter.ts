@@ -8,10 +8,9 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
 import { urlSecrets } from '../../lib/redact.ts'
 import { type AdapterLogger, redactingLogger } from './client-logger.ts'
-import { abortError, ContentFilterError, missingModelError, timeoutError, toModelRequestError } from './errors.ts'
-import { buildChatRequest } from './request.ts'
-
-export const defaultTimeoutMs = 60_000
+import { toModelRequestError } from './client-errors.ts'
+import { abortError, ContentFilterError, missingModelError, timeoutError } from './errors.ts'
+import { buildChatRequest, defaultTimeoutMs } from './request.ts'
 
 export interface OpenAIAdapterOptions {
   /** Endpoint root, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */

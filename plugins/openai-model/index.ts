@@ -7,18 +7,22 @@ import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import type { ModelAdapter } from '../../lib/types.ts'
 import type {} from '../host/index.ts'
-import { createOpenAIAdapter, defaultTimeoutMs } from './adapter.ts'
+import { loadAdapterModule } from './client-module.ts'
 import { missingKeyError } from './errors.ts'
+import { defaultTimeoutMs } from './request.ts'
 
-export { createOpenAIAdapter, type OpenAIAdapterOptions } from './adapter.ts'
+export type { OpenAIAdapterOptions } from './adapter.ts'
 export { ContentFilterError, ModelRequestError } from './errors.ts'
 
 /**
  * Registers `config.provider` with `ctx.models` for the plugin's lifetime. Without an API key
  * (neither `apiKey` nor the `apiKeyEnv` variable) the provider is still registered, and every
- * request fails with `model request failed: no API key (set <apiKeyEnv>)`.
+ * request fails with `model request failed: no API key (set <apiKeyEnv>)`. The `openai` client is
+ * imported here, not when the package is: without it the plugin fails to start with a
+ * `PeerDependencyError` naming the package.
  */
-export function OpenAIModel(ctx: Context, config: OpenAIModel.Config): void {
+export async function OpenAIModel(ctx: Context, config: OpenAIModel.Config): Promise<void> {
+  const { createOpenAIAdapter } = await loadAdapterModule()
   const apiKey = config.apiKey || process.env[config.apiKeyEnv] || ''
   const logger = ctx.logger('openai-model')
   const adapter = apiKey

@@ -9,6 +9,9 @@ import type {
 } from 'openai/resources/chat/completions'
 import type { ContentBlock, ModelMessage, ModelRequest, ToolSchema } from '../../lib/types.ts'
 
+/** Longest wait for the response headers and for each later chunk, unless configured. */
+export const defaultTimeoutMs = 60_000
+
 /**
  * Builds the body for `model`. The system prompt becomes a leading system message (omitted when
  * empty); `tools` and `max_tokens` appear only when the request has them.

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import * as pkg from '../../index.ts'
 
@@ -42,8 +42,35 @@ describe('package surface (SPEC §7)', () => {
   it('is published as subagent-inprocess with dist/ as its entry', () => {
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
     expect(manifest.name).to.equal('subagent-inprocess')
-    expect(manifest.exports['.']).to.deep.equal({ types: './dist/index.d.ts', import: './dist/index.js' })
-    expect(manifest.dependencies.cordis).to.equal('4.0.0-rc.10')
+    expect(manifest.exports['.']).to.deep.equal({ types: './dist/index.d.ts', import: './dist/index.js', require: './esm-only.cjs' })
+  })
+
+  it('takes cordis as a peer pinned to the supported release, and openai and QuickJS as optional peers', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    expect(manifest.peerDependencies).to.deep.equal({
+      cordis: pkg.SUPPORTED_CORDIS,
+      openai: '^6.30.1',
+      'quickjs-emscripten': '^0.32.0',
+      '@jitl/quickjs-wasmfile-release-sync': '0.32.0',
+    })
+    expect(manifest.peerDependenciesMeta).to.deep.equal({
+      openai: { optional: true },
+      'quickjs-emscripten': { optional: true },
+      '@jitl/quickjs-wasmfile-release-sync': { optional: true },
+    })
+    for (const name of Object.keys(manifest.peerDependencies)) expect(manifest.dependencies?.[name]).to.equal(undefined)
+  })
+
+  it('declares one subpath export per plugin, each with types and an ESM entry', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    const plugins = readdirSync(new URL('../../plugins/', import.meta.url)).sort()
+    for (const name of plugins) {
+      expect(manifest.exports[`./${name}`], name).to.deep.equal({
+        types: `./dist/plugins/${name}/index.d.ts`,
+        import: `./dist/plugins/${name}/index.js`,
+        require: './esm-only.cjs',
+      })
+    }
   })
 
   for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tree-budget', 'tracing', 'inspector']) {
