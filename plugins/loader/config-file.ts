@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { parse } from 'yaml'
+import { type SchemaShape, type UnknownKey, unknownConfigKeys } from '../../lib/config-keys.ts'
 import { SubagentError } from '../../lib/errors.ts'
 
 /** Where an entry's plugin comes from: a file (absolute path) or a package name. */
@@ -139,14 +140,30 @@ function issueText(issue: StandardIssue): string {
   return `${path}: ${message}`
 }
 
+/** A schemastery schema (any copy of the package) carries its kind in a string `type`. */
+function isSchemastery(schema: StandardSchemaLike): schema is StandardSchemaLike & SchemaShape {
+  return typeof (schema as { type?: unknown }).type === 'string'
+}
+
+function unknownKeyText({ path, suggestion, known }: UnknownKey): string {
+  if (suggestion !== undefined) return `unknown key "${path}" (did you mean "${suggestion}"?)`
+  return known.length ? `unknown key "${path}" (valid keys: ${known.join(', ')})` : `unknown key "${path}" (it takes no keys)`
+}
+
 /**
  * Checks `config` against the plugin's `Config` (any Standard Schema, e.g. schemastery) before it
  * is applied. Throws `HostConfigError` `plugin "<entry>": <field>: <what the schema reports>`.
- * A plugin without `Config` accepts anything.
+ * For a schemastery `Config`, a key it does not declare (nested objects included) throws first:
+ * `plugin "<entry>": unknown key "<path>" (did you mean "<closest>"?)`. A plugin without `Config`
+ * accepts anything.
  */
 export function checkPluginConfig(entry: string, plugin: unknown, config: unknown): void {
   const schema = (plugin as { Config?: unknown } | undefined)?.Config
   if (!hasStandardSchema(schema)) return
+  if (isSchemastery(schema)) {
+    const unknown = unknownConfigKeys(schema, config)
+    if (unknown.length) throw new HostConfigError(unknown.map(unknownKeyText).join('; '), entry)
+  }
   let result: ReturnType<StandardSchemaLike['~standard']['validate']>
   try {
     result = schema['~standard'].validate(config)
