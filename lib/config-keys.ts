@@ -41,6 +41,12 @@ function declaredKeys(schema: SchemaShape): Map<string, SchemaShape> | undefined
   return keys
 }
 
+/** The keys a schema declares at its top level, or `undefined` when they are not fixed. */
+export function declaredKeyNames(schema: SchemaShape): string[] | undefined {
+  const keys = declaredKeys(schema)
+  return keys && [...keys.keys()]
+}
+
 /**
  * Every key of `value` that `schema` does not declare, depth first, nested objects included.
  * Levels whose keys the schema does not fix (unions, dicts, `any`) are not checked; a value that

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { parse } from 'yaml'
-import { type SchemaShape, type UnknownKey, unknownConfigKeys } from '../../lib/config-keys.ts'
+import { declaredKeyNames, type SchemaShape, type UnknownKey, unknownConfigKeys } from '../../lib/config-keys.ts'
 import { SubagentError } from '../../lib/errors.ts'
 
 /** Where an entry's plugin comes from: a file (absolute path) or a package name. */
@@ -176,4 +176,18 @@ export function checkPluginConfig(entry: string, plugin: unknown, config: unknow
   }
   const issues = (result as { issues?: readonly StandardIssue[] }).issues
   if (issues?.length) throw new HostConfigError(issues.map(issueText).join('; '), entry)
+}
+
+/**
+ * The config an entry applies: `config` plus each of `defaults` that the plugin's schemastery
+ * `Config` declares and `config` does not set (the entry's own value always wins). Returned as is
+ * when nothing is added, or when `config` is not a mapping (the schema reports that).
+ */
+export function withHostDefaults(plugin: unknown, config: unknown, defaults: Readonly<Record<string, unknown>>): unknown {
+  const schema = (plugin as { Config?: unknown } | undefined)?.Config
+  if (!hasStandardSchema(schema) || !isSchemastery(schema)) return config
+  if (config !== undefined && !isMapping(config)) return config
+  const declared = new Set(declaredKeyNames(schema) ?? [])
+  const added = Object.entries(defaults).filter(([key, value]) => value !== undefined && declared.has(key) && config?.[key] === undefined)
+  return added.length ? { ...Object.fromEntries(added), ...config } : config
 }

@@ -25,6 +25,53 @@ describe('subagent-inprocess start', function () {
     expect(outcome.stderr).to.equal('error [loader] plugin "bad": count: expected number >= 0 but got -1\n')
   })
 
+  it('exits with 1 when an entry failed at start, even if a plugin then asks to exit with 0', async () => {
+    space.write('probe.ts', probeSource('v1'))
+    space.write('quit.ts', probeSource('v1', { emitExit: 0 }))
+    space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { count: -1 } }\n  quit: { path: ./quit.ts }\n')
+    const outcome = await runCli(['start', space.configFile])
+    expect(outcome.code).to.equal(1)
+  })
+
+  it('stops with exit 1 and says why when an entry fails at start and nothing asks to exit', async () => {
+    space.write('probe.ts', probeSource('v1'))
+    space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { maxcount: 2 } }\n  good: { path: ./probe.ts }\n')
+    const outcome = await runCli(['start', space.configFile])
+    expect(outcome.code).to.equal(1)
+    expect(outcome.stderr).to.equal(
+      'error [loader] plugin "bad": unknown key "maxcount" (valid keys: name, greeting, count)\n' +
+        '1 failed at start; stopping (run with --watch to keep the rest running and fix it live)\n',
+    )
+  })
+
+  it('gives the plugins the locale chosen with --locale', async () => {
+    const schemastery = import.meta.resolve('schemastery')
+    space.write(
+      'said.ts',
+      `import Schema from ${JSON.stringify(schemastery)}
+export default function Said(ctx: any, config: any) { ctx.emit('loader/exit', config.locale === 'zh-CN' ? 5 : 6) }
+Said.Config = Schema.object({ locale: Schema.string() })
+`,
+    )
+    space.write('cordis.yml', 'plugins:\n  said: { path: ./said.ts }\n')
+    const outcome = await runCli(['start', space.configFile, '--locale', 'zh-CN'])
+    expect(outcome.code).to.equal(5)
+  })
+
+  it('prints the usage with the reason when start is given a second config file', async () => {
+    const outcome = await runCli(['start', 'cordis.yml', 'my.yml'])
+    expect(outcome.code).to.equal(2)
+    expect(outcome.stderr).to.match(
+      /^unexpected argument "my\.yml": "start" takes one config file and already has "cordis\.yml" \(npm start passes cordis\.yml; run "npx tsx bin\/subagent-inprocess\.ts start my\.yml"\)\n\nusage: /,
+    )
+  })
+
+  it('prints the usage with the reason when no command is given', async () => {
+    const outcome = await runCli([])
+    expect(outcome.code).to.equal(2)
+    expect(outcome.stderr).to.match(/^missing command \(the only one is "start"\)\n\nusage: /)
+  })
+
   it('exits with 1 when the config file cannot be read', async () => {
     const outcome = await runCli(['start', space.configFile])
     expect(outcome.code).to.equal(1)
