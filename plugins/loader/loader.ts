@@ -90,6 +90,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
   #watcher?: FileWatcher
   #disposal?: Promise<void>
   #offExit?: () => void
+  #offFile?: () => void
   readonly #logger: Logger
 
   constructor(
@@ -116,6 +117,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
   start(): Promise<ReloadReport> {
     return this.#enqueue(async () => {
       this.#offExit ??= this.root.on('loader/exit', (code) => this.emit('exit', code))
+      this.#offFile ??= this.root.provide('hostConfigFile', this.file)
       const report = newReport('start', this.file)
       const read = this.#read(report)
       for (const spec of read?.config.entries ?? []) {
@@ -147,6 +149,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
       for (const entry of [...this.#entries.values()].reverse()) await this.#unload(entry)
       this.#entries.clear()
       this.#offExit?.()
+      this.#offFile?.()
     })())
   }
 

@@ -25,6 +25,14 @@ describe('the demo (npm start)', function () {
     expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
   })
 
+  it('names the config file it runs in the header', () => {
+    expect(outcome.stdout.split('\n').slice(0, 3)).to.deep.equal([
+      'subagent-inprocess demo: a parent agent delegates to in-process subagents',
+      'config: cordis.yml',
+      'model: scripted/demo (no DEEPSEEK_API_KEY or OPENAI_API_KEY: replies come from demo/script.ts, token counts are estimates)',
+    ])
+  })
+
   it('runs on the scripted model without a key', () => {
     expect(outcome.stdout).to.include('model: scripted/demo (no DEEPSEEK_API_KEY or OPENAI_API_KEY')
   })

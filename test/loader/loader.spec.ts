@@ -225,6 +225,17 @@ describe('Loader', () => {
     })
   })
 
+  describe('hostConfigFile', () => {
+    it('gives plugins the path of the config file from start until dispose', async () => {
+      space.write('cordis.yml', 'plugins: {}\n')
+      const { root, loader } = space.loader()
+      await loader.start()
+      expect(root.get('hostConfigFile')).to.equal(space.configFile)
+      await loader.dispose()
+      expect(root.get('hostConfigFile')).to.equal(undefined)
+    })
+  })
+
   describe('loader/exit', () => {
     it('re-emits the code a plugin asks to exit with', async () => {
       space.write('quit.ts', probeSource('v1', { emitExit: 3 }))
