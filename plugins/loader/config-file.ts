@@ -80,7 +80,8 @@ export function parseHostConfig(text: string, file: string): HostConfig {
   try {
     document = parse(text)
   } catch (error) {
-    throw new HostConfigError(`host config "${file}": ${(error as Error).message.split('\n')[0]}`, undefined, { cause: error })
+    // the yaml package's message ends with a code frame (the line, a caret under the column): keep it
+    throw new HostConfigError(`host config "${file}": ${(error as Error).message.trimEnd()}`, undefined, { cause: error })
   }
   if (document === null || document === undefined) return { file, entries: [], problems: [] }
   if (!isMapping(document)) throw new HostConfigError(`host config "${file}" must be a mapping with a "plugins" mapping`)

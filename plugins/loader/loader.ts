@@ -20,6 +20,7 @@ import {
   withHostDefaults,
 } from './config-file.ts'
 import type {} from './index.ts'
+import { describeImportError } from './import-error.ts'
 import { type PluginModule, pluginOf } from './plugin-module.ts'
 import { FileWatcher } from './watch.ts'
 
@@ -270,7 +271,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       module = await this.#import(entries[0].spec.source)
     } catch (error) {
-      for (const entry of entries) this.#fail(report, `cannot load "${file}": ${messageOf(error)}`, entry.spec.key)
+      for (const entry of entries) this.#fail(report, `cannot load "${file}": ${describeImportError(error, file)}`, entry.spec.key)
       return report
     }
     for (const entry of entries) {
@@ -307,7 +308,8 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       module = await this.#import(spec.source)
     } catch (error) {
-      this.#fail(report, `cannot load ${describe(spec.source)}: ${messageOf(error)}`, spec.key)
+      const file = spec.source.kind === 'file' ? spec.source.file : undefined
+      this.#fail(report, `cannot load ${describe(spec.source)}: ${describeImportError(error, file)}`, spec.key)
       return undefined
     }
     try {

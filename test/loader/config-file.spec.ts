@@ -68,6 +68,12 @@ describe('parseHostConfig', () => {
       .that.matches(/^host config "\/srv\/app\/cordis\.yml": /)
   })
 
+  it('keeps the line, column and code frame of a YAML error', () => {
+    expect(() => parseHostConfig('plugins:\n  a: { path: ./x.ts\n  b: 1\n', file)).to.throw(
+      'host config "/srv/app/cordis.yml": Flow map in block collection must be sufficiently indented and end with a } at line 3, column 3:\n\n  a: { path: ./x.ts\n  b: 1\n  ^',
+    )
+  })
+
   it('throws for a top-level field other than plugins', () => {
     expect(() => parseHostConfig('plugin:\n  host: { path: ./h.ts }\n', file)).to.throw(
       'host config "/srv/app/cordis.yml" has unknown field "plugin"',
