@@ -2,6 +2,7 @@
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
 import { expect } from 'chai'
+import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
 import { runCli } from '../support/cli.ts'
 import { probeSource, type Workspace, workspace } from './fixture.ts'
 
@@ -157,5 +158,59 @@ BackgroundProbe.inject = ['agents', 'models', 'subagentTool']
     expect(outcome.stderr).to.equal('')
     expect(outcome.code).to.equal(0)
     expect(outcome.stdout).to.match(/^pending: late\ndelivered: Background subagent "late" \(run [0-9a-f-]+\) finished:\nslow done\n$/)
+  })
+})
+
+describe('subagent-inprocess start with a local model server', function () {
+  this.timeout(60_000)
+  let space: Workspace
+  let server: ChatServer | undefined
+
+  beforeEach(() => {
+    space = workspace()
+  })
+
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+    await space.cleanup()
+  })
+
+  it('completes a turn against a keyless server named only in the config, sending no Authorization header', async () => {
+    server = await startChatServer((_request, response) => sendStream(response, [textChunk('local answer'), finishChunk('stop')]))
+    const root = new URL('../../', import.meta.url).pathname
+    // prints the answer and exits 0 when the turn completed, 1 otherwise
+    space.write(
+      'ask.ts',
+      `import type { Context } from 'cordis'
+export const inject = ['agents']
+export function apply(ctx: Context) {
+  void (async () => {
+    const { agent } = await ctx.agents.create({ agentOptions: { provider: 'local', model: 'llama3.2' } })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const ends = agent.session.events.filter((event) => event.type === 'turn/end')
+    const messages = agent.session.events.filter((event) => event.type === 'assistant/message')
+    process.stdout.write(JSON.stringify((messages.at(-1)?.data as any)?.content) + '\\n')
+    ctx.emit('loader/exit', (ends.at(-1)?.data as any)?.reason.kind === 'completed' ? 0 : 1)
+  })()
+}
+`,
+    )
+    space.write(
+      'cordis.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  local: { path: ${root}plugins/openai-model/index.ts, config: { provider: local, baseURL: "${server.baseURL}" } }
+  ask: { path: ./ask.ts }
+`,
+    )
+    const env = { ...process.env }
+    delete env.OPENAI_API_KEY
+    delete env.OPENAI_BASE_URL
+    const outcome = await runCli(['start', space.configFile], env)
+    expect([outcome.code, outcome.stdout, outcome.stderr]).to.deep.equal([0, '[{"type":"text","text":"local answer"}]\n', ''])
+    expect(server.requests[0]!.headers).not.to.have.property('authorization')
+    expect(server.requests[0]!.body.model).to.equal('llama3.2')
   })
 })
