@@ -1,9 +1,11 @@
 /**
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { expect } from 'chai'
 import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
-import { runCli } from '../support/cli.ts'
+import { projectRoot, runCli } from '../support/cli.ts'
 import { probeSource, type Workspace, workspace } from './fixture.ts'
 
 describe('subagent-inprocess start', function () {
@@ -71,6 +73,31 @@ Said.Config = Schema.object({ locale: Schema.string() })
     const outcome = await runCli([])
     expect(outcome.code).to.equal(2)
     expect(outcome.stderr).to.match(/^missing command \(the only one is "start"\)\n\nusage: /)
+  })
+
+  it('keeps running with --watch after an entry fails at start, until it is stopped', async () => {
+    space.write('probe.ts', probeSource('v1'))
+    space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { count: -1 } }\n  good: { path: ./probe.ts }\n')
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'start', space.configFile, '--watch'], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    const closed = once(child, 'close')
+    // stopped only once it says it is watching: a host that gave up would have closed by then
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk
+        if (stderr.includes('watching ')) resolve()
+      })
+      child.on('close', () => resolve())
+    })
+    child.kill('SIGTERM')
+    const [code] = await closed
+    expect(code).to.equal(143)
+    expect(stderr).to.equal(
+      `error [loader] plugin "bad": count: expected number >= 0 but got -1\nwatching ${space.configFile} and its plugin files\n`,
+    )
   })
 
   it('exits with 1 when the config file cannot be read', async () => {
