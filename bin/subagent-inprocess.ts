@@ -4,7 +4,8 @@
  * root context. Without `--watch` the process ends when a plugin emits `loader/exit` — once every
  * pending background subagent has delivered its result — or at once on SIGINT/SIGTERM; with
  * `--watch` it stays up and reloads on every change of the config or of a loaded plugin file.
- * Warnings and errors go to stderr.
+ * Without `--watch`, an entry that fails at start stops the host with exit 1. `--locale` also sets
+ * the default `locale` of every plugin that has one. Warnings and errors go to stderr.
  */
 // first: fail on an unsupported cordis before anything uses it
 import '../plugins/host/cordis-peer.ts'
@@ -25,7 +26,13 @@ function summary(report: ReloadReport, locale: Locale): string {
   return parts.length ? parts.join('; ') : text(locale, 'cli.noChange')
 }
 
-async function start(file: string, watch: boolean, locale: Locale, inspectPort: number | undefined): Promise<void> {
+async function start(
+  file: string,
+  watch: boolean,
+  locale: Locale,
+  pluginLocale: Locale | undefined,
+  inspectPort: number | undefined,
+): Promise<void> {
   const root = new Context()
   printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0 })
   if (inspectPort !== undefined) {
@@ -33,14 +40,17 @@ async function start(file: string, watch: boolean, locale: Locale, inspectPort: 
     await root.plugin(Inspector, { port: inspectPort })
     process.stderr.write(`${text(locale, 'cli.inspecting', { url: root.inspector.url })}\n`)
   }
-  const loader = new Loader(root, file, { watch, locale })
+  const loader = new Loader(root, file, { watch, locale, pluginLocale })
 
   let exiting = false
+  let started: Promise<ReloadReport> | undefined
   const exit = async (code: number) => {
     if (exiting) return
     exiting = true
     await loader.dispose()
-    process.exit(code)
+    // a host that ran without one of its entries did not succeed, whatever a plugin asked for
+    const report = await started?.catch(() => undefined)
+    process.exit(code === 0 && report?.failed.length ? 1 : code)
   }
   process.once('SIGINT', () => void exit(130))
   process.once('SIGTERM', () => void exit(143))
@@ -56,10 +66,14 @@ async function start(file: string, watch: boolean, locale: Locale, inspectPort: 
     process.stderr.write(`${text(locale, 'cli.reloaded', { file: report.file, summary: summary(report, locale) })}\n`)
   })
 
-  const report = await loader.start()
-  // a config file that cannot be read or parsed at all leaves nothing to run
-  if (!watch && report.failed.some((failure) => failure.entry === undefined)) await exit(1)
-  if (watch) process.stderr.write(`${text(locale, 'cli.watching', { file: loader.file })}\n`)
+  started = loader.start()
+  const report = await started
+  if (watch) return void process.stderr.write(`${text(locale, 'cli.watching', { file: loader.file })}\n`)
+  // without --watch nothing can fix a failed entry: stop rather than run a partial host
+  if (report.failed.length && !exiting) {
+    process.stderr.write(`${text(locale, 'cli.startFailed', { count: report.failed.length })}\n`)
+    await exit(1)
+  }
 }
 
 /** `inspect <sessions-dir> [port]`: serves the saved sessions until interrupted. */
@@ -116,12 +130,21 @@ async function main(args: string[]): Promise<void> {
   if (command === 'inspect' && positionals[1] !== undefined && extra.length <= 1 && (extra[0] ?? '0').match(/^\d{1,5}$/)) {
     return inspect(positionals[1], Number(extra[0] ?? 0), locale)
   }
-  if (command !== 'start' || extra.length) {
-    const problem = command === undefined || command === 'start' || command === 'inspect' ? '' : `${text(locale, 'cli.unknownCommand', { command })}\n\n`
-    process.stderr.write(`${problem}${usage}`)
+  const problem =
+    command === undefined
+      ? text(locale, 'cli.noCommand')
+      : command === 'inspect'
+        ? text(locale, 'cli.inspectArguments')
+        : command !== 'start'
+          ? text(locale, 'cli.unknownCommand', { command })
+          : extra.length
+            ? text(locale, 'cli.extraArgument', { argument: extra[0]!, file })
+            : undefined
+  if (problem !== undefined) {
+    process.stderr.write(`${problem}\n\n${usage}`)
     process.exit(2)
   }
-  await start(file, !!values.watch, locale, inspectPort)
+  await start(file, !!values.watch, locale, values.locale === undefined ? undefined : locale, inspectPort)
 }
 
 await main(process.argv.slice(2))

@@ -4,6 +4,7 @@
  * emits `loader/exit` — 0 when every turn and every child completed, else 1. With no API key the
  * parent and its children run on the scripted model (`demo/script.ts`).
  */
+import { relative } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { rawService } from '../lib/dispatch.ts'
@@ -88,6 +89,9 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
 
   const run = async (): Promise<number> => {
     write(text(locale, 'demo.title'))
+    // the file the loader actually read, which need not be the cordis.yml of this checkout
+    const configFile = ctx.get('hostConfigFile')
+    if (configFile) write(text(locale, 'demo.config', { file: relative(process.cwd(), configFile) || configFile }))
     write(text(locale, 'demo.model', { provider: choice.provider, model: choice.model, note: choice.note }))
     write('')
     const startedAt = performance.now()

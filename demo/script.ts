@@ -4,8 +4,10 @@
  * the order in which the scripted model is called. Children answer after small delays, so the
  * four children of the fan-out overlap and finish out of order.
  */
-import type { ScriptedResponse } from '../plugins/scripted-model/index.ts'
+import { LOCALES } from '../lib/i18n.ts'
 import type { ContentBlock, ModelMessage, ModelRequest } from '../lib/types.ts'
+import { text } from '../locales/index.ts'
+import type { ScriptedResponse } from '../plugins/scripted-model/index.ts'
 import { CHECKLIST_SCHEMA } from './story.ts'
 
 const CHECKLIST = {
@@ -44,6 +46,9 @@ export const CHILD_DELAYS_MS: Readonly<Record<string, number>> = Object.freeze({
   'compat-scan': 120,
 })
 
+/** How a background result's message starts, in every locale (`--locale` sets the tool's too). */
+const DELIVERY_PREFIXES = LOCALES.map((locale) => text(locale, 'subagentTool.background.finished', { label: '', runId: '', text: '' }).split('"')[0]!)
+
 const COMPAT_SCAN_PROMPT = 'Find every mention of `peek()` left in README.md and docs/, and say what each should become.'
 
 /** The text of the last user message, and whether a plugin (a background delivery) sent it. */
@@ -58,7 +63,7 @@ function parentReply(request: ModelRequest): ScriptedResponse {
     return { text: 'Noted: tinyqueue 2.0 drops Node 16 and renames `peek()` to `top()`. Tell me what to prepare.' }
   }
   const delivered = lastUserText(request.messages)
-  if (delivered.startsWith('Background subagent')) {
+  if (DELIVERY_PREFIXES.some((prefix) => delivered.startsWith(prefix))) {
     const report = delivered.split('\n').slice(1).join(' ')
     return { text: `Compat scan is back: ${report} I will fix both before tagging.` }
   }

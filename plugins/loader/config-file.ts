@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { parse } from 'yaml'
+import { declaredKeyNames, type SchemaShape, type UnknownKey, unknownConfigKeys } from '../../lib/config-keys.ts'
 import { SubagentError } from '../../lib/errors.ts'
 
 /** Where an entry's plugin comes from: a file (absolute path) or a package name. */
@@ -79,7 +80,8 @@ export function parseHostConfig(text: string, file: string): HostConfig {
   try {
     document = parse(text)
   } catch (error) {
-    throw new HostConfigError(`host config "${file}": ${(error as Error).message.split('\n')[0]}`, undefined, { cause: error })
+    // the yaml package's message ends with a code frame (the line, a caret under the column): keep it
+    throw new HostConfigError(`host config "${file}": ${(error as Error).message.trimEnd()}`, undefined, { cause: error })
   }
   if (document === null || document === undefined) return { file, entries: [], problems: [] }
   if (!isMapping(document)) throw new HostConfigError(`host config "${file}" must be a mapping with a "plugins" mapping`)
@@ -139,14 +141,30 @@ function issueText(issue: StandardIssue): string {
   return `${path}: ${message}`
 }
 
+/** A schemastery schema (any copy of the package) carries its kind in a string `type`. */
+function isSchemastery(schema: StandardSchemaLike): schema is StandardSchemaLike & SchemaShape {
+  return typeof (schema as { type?: unknown }).type === 'string'
+}
+
+function unknownKeyText({ path, suggestion, known }: UnknownKey): string {
+  if (suggestion !== undefined) return `unknown key "${path}" (did you mean "${suggestion}"?)`
+  return known.length ? `unknown key "${path}" (valid keys: ${known.join(', ')})` : `unknown key "${path}" (it takes no keys)`
+}
+
 /**
  * Checks `config` against the plugin's `Config` (any Standard Schema, e.g. schemastery) before it
  * is applied. Throws `HostConfigError` `plugin "<entry>": <field>: <what the schema reports>`.
- * A plugin without `Config` accepts anything.
+ * For a schemastery `Config`, a key it does not declare (nested objects included) throws first:
+ * `plugin "<entry>": unknown key "<path>" (did you mean "<closest>"?)`. A plugin without `Config`
+ * accepts anything.
  */
 export function checkPluginConfig(entry: string, plugin: unknown, config: unknown): void {
   const schema = (plugin as { Config?: unknown } | undefined)?.Config
   if (!hasStandardSchema(schema)) return
+  if (isSchemastery(schema)) {
+    const unknown = unknownConfigKeys(schema, config)
+    if (unknown.length) throw new HostConfigError(unknown.map(unknownKeyText).join('; '), entry)
+  }
   let result: ReturnType<StandardSchemaLike['~standard']['validate']>
   try {
     result = schema['~standard'].validate(config)
@@ -159,4 +177,18 @@ export function checkPluginConfig(entry: string, plugin: unknown, config: unknow
   }
   const issues = (result as { issues?: readonly StandardIssue[] }).issues
   if (issues?.length) throw new HostConfigError(issues.map(issueText).join('; '), entry)
+}
+
+/**
+ * The config an entry applies: `config` plus each of `defaults` that the plugin's schemastery
+ * `Config` declares and `config` does not set (the entry's own value always wins). Returned as is
+ * when nothing is added, or when `config` is not a mapping (the schema reports that).
+ */
+export function withHostDefaults(plugin: unknown, config: unknown, defaults: Readonly<Record<string, unknown>>): unknown {
+  const schema = (plugin as { Config?: unknown } | undefined)?.Config
+  if (!hasStandardSchema(schema) || !isSchemastery(schema)) return config
+  if (config !== undefined && !isMapping(config)) return config
+  const declared = new Set(declaredKeyNames(schema) ?? [])
+  const added = Object.entries(defaults).filter(([key, value]) => value !== undefined && declared.has(key) && config?.[key] === undefined)
+  return added.length ? { ...Object.fromEntries(added), ...config } : config
 }

@@ -8,6 +8,13 @@ export { type PrintLogsOptions, printLogs } from './log-exporter.ts'
 export { FileWatcher, type FileWatcherOptions } from './watch.ts'
 
 declare module 'cordis' {
+  interface Context {
+    /**
+     * Absolute path of the host config a `Loader` runs on this root (from `start()` until
+     * `dispose()`); `undefined` when no loader applied the plugin. Read it with `ctx.get`.
+     */
+    hostConfigFile?: string
+  }
   interface Events {
     /**
      * Asks the process that runs the host to finish with exit `code` (the CLI without `--watch`

@@ -17,8 +17,11 @@ import {
   HostConfigError,
   isSameSource,
   readHostConfig,
+  withHostDefaults,
 } from './config-file.ts'
 import type {} from './index.ts'
+import { describeImportError } from './import-error.ts'
+import { type PluginModule, pluginOf } from './plugin-module.ts'
 import { FileWatcher } from './watch.ts'
 
 /** What one pass (start, config change, source change) did, by entry name. */
@@ -50,6 +53,11 @@ export interface LoaderOptions {
   debounceMs?: number
   /** Language of the loader's warnings (default `en-US`); errors and reports stay English. */
   locale?: Locale
+  /**
+   * Default `locale` of every plugin whose schemastery `Config` declares one (the CLI's
+   * `--locale`); an entry's own `locale` wins. Unset: each plugin's own default.
+   */
+  pluginLocale?: Locale
 }
 
 interface Entry {
@@ -60,13 +68,7 @@ interface Entry {
   plugin?: Plugin
 }
 
-type PluginModule = Record<string, unknown>
-
 const kPending = 0 // cordis FiberState.PENDING: waiting for an injected service
-
-function isPlugin(value: unknown): value is Plugin {
-  return typeof value === 'function' || typeof (value as { apply?: unknown } | null)?.apply === 'function'
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
@@ -89,6 +91,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
   #watcher?: FileWatcher
   #disposal?: Promise<void>
   #offExit?: () => void
+  #offFile?: () => void
   readonly #logger: Logger
 
   constructor(
@@ -115,6 +118,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
   start(): Promise<ReloadReport> {
     return this.#enqueue(async () => {
       this.#offExit ??= this.root.on('loader/exit', (code) => this.emit('exit', code))
+      this.#offFile ??= this.root.provide('hostConfigFile', this.file)
       const report = newReport('start', this.file)
       const read = this.#read(report)
       for (const spec of read?.config.entries ?? []) {
@@ -146,6 +150,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
       for (const entry of [...this.#entries.values()].reverse()) await this.#unload(entry)
       this.#entries.clear()
       this.#offExit?.()
+      this.#offFile?.()
     })())
   }
 
@@ -240,7 +245,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
   async #update(entry: Entry, spec: EntrySpec, report: ReloadReport): Promise<void> {
     const fiber = entry.fiber!
     try {
-      checkPluginConfig(spec.key, entry.plugin, spec.config)
+      checkPluginConfig(spec.key, entry.plugin, this.#configOf(entry.plugin, spec))
     } catch (error) {
       // the old config keeps running
       this.#fail(report, error, spec.key)
@@ -249,7 +254,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     entry.spec = spec
     report.updated.push(spec.key)
     try {
-      await fiber.update(spec.config)
+      await fiber.update(this.#configOf(entry.plugin, spec))
     } catch (error) {
       this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
     }
@@ -266,7 +271,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       module = await this.#import(entries[0].spec.source)
     } catch (error) {
-      for (const entry of entries) this.#fail(report, `cannot load "${file}": ${messageOf(error)}`, entry.spec.key)
+      for (const entry of entries) this.#fail(report, `cannot load "${file}": ${describeImportError(error, file)}`, entry.spec.key)
       return report
     }
     for (const entry of entries) {
@@ -277,7 +282,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
         if (plugin === entry.plugin) {
           throw new HostConfigError(`"${file}" was not evaluated again: it loads as CommonJS, which is cached by path (use "type": "module" or .mts)`, spec.key)
         }
-        checkPluginConfig(spec.key, plugin, spec.config)
+        checkPluginConfig(spec.key, plugin, this.#configOf(plugin, spec))
       } catch (error) {
         // the running code keeps running
         this.#fail(report, error, spec.key)
@@ -303,12 +308,13 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       module = await this.#import(spec.source)
     } catch (error) {
-      this.#fail(report, `cannot load ${describe(spec.source)}: ${messageOf(error)}`, spec.key)
+      const file = spec.source.kind === 'file' ? spec.source.file : undefined
+      this.#fail(report, `cannot load ${describe(spec.source)}: ${describeImportError(error, file)}`, spec.key)
       return undefined
     }
     try {
       const plugin = this.#pick(spec, module)
-      checkPluginConfig(spec.key, plugin, spec.config)
+      checkPluginConfig(spec.key, plugin, this.#configOf(plugin, spec))
       return plugin
     } catch (error) {
       this.#fail(report, error, spec.key)
@@ -320,7 +326,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     const { spec } = entry
     let fiber: Fiber
     try {
-      fiber = this.root.plugin(plugin, spec.config as never)
+      fiber = this.root.plugin(plugin, this.#configOf(plugin, spec) as never)
     } catch (error) {
       this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
       return
@@ -346,6 +352,11 @@ export class Loader extends EventEmitter<LoaderEvents> {
     }
   }
 
+  /** What an entry applies: its config plus the host-wide defaults its plugin declares. */
+  #configOf(plugin: unknown, spec: EntrySpec): unknown {
+    return withHostDefaults(plugin, spec.config, { locale: this.options.pluginLocale })
+  }
+
   #import(source: EntrySource): Promise<PluginModule> {
     if (source.kind === 'package') return import(source.name)
     const url = pathToFileURL(source.file)
@@ -356,8 +367,8 @@ export class Loader extends EventEmitter<LoaderEvents> {
   }
 
   #pick(spec: EntrySpec, module: PluginModule): Plugin {
-    const value = module[spec.export]
-    if (isPlugin(value)) return value
+    const plugin = pluginOf(module, spec.export)
+    if (plugin) return plugin
     const what = spec.export === 'default' ? 'no default export' : `no export "${spec.export}"`
     throw new HostConfigError(`${describe(spec.source)} has ${what} that is a cordis plugin`, spec.key)
   }

@@ -15,8 +15,11 @@ import { buildChatRequest, defaultTimeoutMs } from './request.ts'
 export interface OpenAIAdapterOptions {
   /** Endpoint root, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
   baseURL: string
-  /** Sent as `Authorization: Bearer <key>`; never appears in an error message or a log line. */
-  apiKey: string
+  /**
+   * Sent as `Authorization: Bearer <key>`; never appears in an error message or a log line.
+   * Empty or absent: no `Authorization` header at all (keyless local servers).
+   */
+  apiKey?: string
   /** Used when a request names no model. */
   model?: string
   /** Longest wait for the response headers, and for each later chunk of the stream. */
@@ -43,13 +46,14 @@ interface PendingToolCall {
  * and timeout failures, and the signal's reason (or an `AbortError`) once the request is aborted.
  */
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
-  if (!options.apiKey) throw new TypeError('openai adapter needs a non-empty apiKey')
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs
   // the key, and credentials in the URL (which fetch refuses, naming the whole URL)
-  const secrets = [options.apiKey, ...urlSecrets(options.baseURL)]
+  const secrets = [...(options.apiKey ? [options.apiKey] : []), ...urlSecrets(options.baseURL)]
   const client = new OpenAI({
     baseURL: options.baseURL,
-    apiKey: options.apiKey,
+    // the client insists on a key string; without a key the header that would carry it is removed
+    apiKey: options.apiKey || 'unused',
+    ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
     timeout: timeoutMs,
     maxRetries: 0,
     fetch: options.fetch,

@@ -5,11 +5,11 @@ import { expect } from 'chai'
 import { chooseModel, type DemoDriver } from '../../demo/driver.ts'
 import { type CliOutcome as Outcome, runCli } from '../support/cli.ts'
 
-function runDemo(): Promise<Outcome> {
+function runDemo(extra: string[] = []): Promise<Outcome> {
   const env = { ...process.env }
   delete env.DEEPSEEK_API_KEY
   delete env.OPENAI_API_KEY
-  return runCli(['start', 'cordis.yml'], env)
+  return runCli(['start', 'cordis.yml', ...extra], env)
 }
 
 describe('the demo (npm start)', function () {
@@ -23,6 +23,14 @@ describe('the demo (npm start)', function () {
 
   it('exits 0 with nothing on stderr', () => {
     expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
+  })
+
+  it('names the config file it runs in the header', () => {
+    expect(outcome.stdout.split('\n').slice(0, 3)).to.deep.equal([
+      'subagent-inprocess demo: a parent agent delegates to in-process subagents',
+      'config: cordis.yml',
+      'model: scripted/demo (no DEEPSEEK_API_KEY or OPENAI_API_KEY: replies come from demo/script.ts, token counts are estimates)',
+    ])
   })
 
   it('runs on the scripted model without a key', () => {
@@ -105,5 +113,16 @@ describe('chooseModel', () => {
   it('uses a provider and model set in the config as they are', () => {
     const choice = chooseModel({ provider: 'local', model: 'qwen' }, { DEEPSEEK_API_KEY: 'k' })
     expect([choice.provider, choice.model]).to.deep.equal(['local', 'qwen'])
+  })
+})
+
+describe('the demo with --locale zh-CN', function () {
+  this.timeout(90_000)
+
+  it('recognises the background result in zh-CN and ends after the four children', async () => {
+    const outcome = await runDemo(['--locale', 'zh-CN'])
+    expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
+    expect(outcome.stdout.split('\n').filter((line) => line.includes('┌─ '))).to.have.length(4)
+    expect(outcome.stdout).to.match(/\n完成：4 个子代理中有 4 个完成/)
   })
 })

@@ -1,8 +1,11 @@
 /**
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { expect } from 'chai'
-import { runCli } from '../support/cli.ts'
+import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
+import { projectRoot, runCli } from '../support/cli.ts'
 import { probeSource, type Workspace, workspace } from './fixture.ts'
 
 describe('subagent-inprocess start', function () {
@@ -31,6 +34,78 @@ describe('subagent-inprocess start', function () {
     const outcome = await runCli(['start', space.configFile, '--inspect'])
     expect(outcome.code).to.equal(3)
     expect(outcome.stderr).to.match(/^inspector: http:\/\/127\.0\.0\.1:\d+\/\n$/)
+  })
+
+  it('exits with 1 when an entry failed at start, even if a plugin then asks to exit with 0', async () => {
+    space.write('probe.ts', probeSource('v1'))
+    space.write('quit.ts', probeSource('v1', { emitExit: 0 }))
+    space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { count: -1 } }\n  quit: { path: ./quit.ts }\n')
+    const outcome = await runCli(['start', space.configFile])
+    expect(outcome.code).to.equal(1)
+  })
+
+  it('stops with exit 1 and says why when an entry fails at start and nothing asks to exit', async () => {
+    space.write('probe.ts', probeSource('v1'))
+    space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { maxcount: 2 } }\n  good: { path: ./probe.ts }\n')
+    const outcome = await runCli(['start', space.configFile])
+    expect(outcome.code).to.equal(1)
+    expect(outcome.stderr).to.equal(
+      'error [loader] plugin "bad": unknown key "maxcount" (valid keys: name, greeting, count)\n' +
+        '1 failed at start; stopping (run with --watch to keep the rest running and fix it live)\n',
+    )
+  })
+
+  it('gives the plugins the locale chosen with --locale', async () => {
+    const schemastery = import.meta.resolve('schemastery')
+    space.write(
+      'said.ts',
+      `import Schema from ${JSON.stringify(schemastery)}
+export default function Said(ctx: any, config: any) { ctx.emit('loader/exit', config.locale === 'zh-CN' ? 5 : 6) }
+Said.Config = Schema.object({ locale: Schema.string() })
+`,
+    )
+    space.write('cordis.yml', 'plugins:\n  said: { path: ./said.ts }\n')
+    const outcome = await runCli(['start', space.configFile, '--locale', 'zh-CN'])
+    expect(outcome.code).to.equal(5)
+  })
+
+  it('prints the usage with the reason when start is given a second config file', async () => {
+    const outcome = await runCli(['start', 'cordis.yml', 'my.yml'])
+    expect(outcome.code).to.equal(2)
+    expect(outcome.stderr).to.match(
+      /^unexpected argument "my\.yml": "start" takes one config file and already has "cordis\.yml" \(npm start passes cordis\.yml; run "npx tsx bin\/subagent-inprocess\.ts start my\.yml"\)\n\nusage: /,
+    )
+  })
+
+  it('prints the usage with the reason when no command is given', async () => {
+    const outcome = await runCli([])
+    expect(outcome.code).to.equal(2)
+    expect(outcome.stderr).to.match(/^missing command \("start" or "inspect"\)\n\nusage: /)
+  })
+
+  it('keeps running with --watch after an entry fails at start, until it is stopped', async () => {
+    space.write('probe.ts', probeSource('v1'))
+    space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { count: -1 } }\n  good: { path: ./probe.ts }\n')
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'start', space.configFile, '--watch'], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    const closed = once(child, 'close')
+    // stopped only once it says it is watching: a host that gave up would have closed by then
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk
+        if (stderr.includes('watching ')) resolve()
+      })
+      child.on('close', () => resolve())
+    })
+    child.kill('SIGTERM')
+    const [code] = await closed
+    expect(code).to.equal(143)
+    expect(stderr).to.equal(
+      `error [loader] plugin "bad": count: expected number >= 0 but got -1\nwatching ${space.configFile} and its plugin files\n`,
+    )
   })
 
   it('exits with 1 when the config file cannot be read', async () => {
@@ -118,5 +193,59 @@ BackgroundProbe.inject = ['agents', 'models', 'subagentTool']
     expect(outcome.stderr).to.equal('')
     expect(outcome.code).to.equal(0)
     expect(outcome.stdout).to.match(/^pending: late\ndelivered: Background subagent "late" \(run [0-9a-f-]+\) finished:\nslow done\n$/)
+  })
+})
+
+describe('subagent-inprocess start with a local model server', function () {
+  this.timeout(60_000)
+  let space: Workspace
+  let server: ChatServer | undefined
+
+  beforeEach(() => {
+    space = workspace()
+  })
+
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+    await space.cleanup()
+  })
+
+  it('completes a turn against a keyless server named only in the config, sending no Authorization header', async () => {
+    server = await startChatServer((_request, response) => sendStream(response, [textChunk('local answer'), finishChunk('stop')]))
+    const root = new URL('../../', import.meta.url).pathname
+    // prints the answer and exits 0 when the turn completed, 1 otherwise
+    space.write(
+      'ask.ts',
+      `import type { Context } from 'cordis'
+export const inject = ['agents']
+export function apply(ctx: Context) {
+  void (async () => {
+    const { agent } = await ctx.agents.create({ agentOptions: { provider: 'local', model: 'llama3.2' } })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const ends = agent.session.events.filter((event) => event.type === 'turn/end')
+    const messages = agent.session.events.filter((event) => event.type === 'assistant/message')
+    process.stdout.write(JSON.stringify((messages.at(-1)?.data as any)?.content) + '\\n')
+    ctx.emit('loader/exit', (ends.at(-1)?.data as any)?.reason.kind === 'completed' ? 0 : 1)
+  })()
+}
+`,
+    )
+    space.write(
+      'cordis.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  local: { path: ${root}plugins/openai-model/index.ts, config: { provider: local, baseURL: "${server.baseURL}" } }
+  ask: { path: ./ask.ts }
+`,
+    )
+    const env = { ...process.env }
+    delete env.OPENAI_API_KEY
+    delete env.OPENAI_BASE_URL
+    const outcome = await runCli(['start', space.configFile], env)
+    expect([outcome.code, outcome.stdout, outcome.stderr]).to.deep.equal([0, '[{"type":"text","text":"local answer"}]\n', ''])
+    expect(server.requests[0]!.headers).not.to.have.property('authorization')
+    expect(server.requests[0]!.body.model).to.equal('llama3.2')
   })
 })

@@ -68,6 +68,12 @@ describe('parseHostConfig', () => {
       .that.matches(/^host config "\/srv\/app\/cordis\.yml": /)
   })
 
+  it('keeps the line, column and code frame of a YAML error', () => {
+    expect(() => parseHostConfig('plugins:\n  a: { path: ./x.ts\n  b: 1\n', file)).to.throw(
+      'host config "/srv/app/cordis.yml": Flow map in block collection must be sufficiently indented and end with a } at line 3, column 3:\n\n  a: { path: ./x.ts\n  b: 1\n  ^',
+    )
+  })
+
   it('throws for a top-level field other than plugins', () => {
     expect(() => parseHostConfig('plugin:\n  host: { path: ./h.ts }\n', file)).to.throw(
       'host config "/srv/app/cordis.yml" has unknown field "plugin"',
@@ -99,5 +105,37 @@ describe('checkPluginConfig', () => {
 
   it('accepts anything for a plugin without a Config', () => {
     expect(() => checkPluginConfig('bare', () => {}, { anything: true })).not.to.throw()
+  })
+})
+
+describe('checkPluginConfig with unknown keys', () => {
+  it('rejects a mistyped key, naming the entry, the key and the closest valid one', () => {
+    expect(() => checkPluginConfig('depth-policy', DepthPolicy, { maxdepth: 0 })).to.throw(
+      'plugin "depth-policy": unknown key "maxdepth" (did you mean "maxDepth"?)',
+    )
+  })
+
+  it('lists the valid keys when no key is close to the unknown one', () => {
+    const plugin = Object.assign(() => {}, { Config: Schema.object({ steps: Schema.number(), label: Schema.string() }) })
+    expect(() => checkPluginConfig('host', plugin, { colour: 'red' })).to.throw('plugin "host": unknown key "colour" (valid keys: steps, label)')
+  })
+
+  it('rejects an unknown key inside a nested object by its dotted path', () => {
+    const plugin = Object.assign(() => {}, { Config: Schema.object({ limits: Schema.object({ steps: Schema.number() }) }) })
+    expect(() => checkPluginConfig('host', plugin, { limits: { stpes: 3 } })).to.throw(
+      'plugin "host": unknown key "limits.stpes" (did you mean "limits.steps"?)',
+    )
+  })
+
+  it('accepts the keys of every member of an intersected schema', () => {
+    const plugin = Object.assign(() => {}, {
+      Config: Schema.intersect([Schema.object({ a: Schema.number() }), Schema.object({ b: Schema.number() })]),
+    })
+    expect(() => checkPluginConfig('both', plugin, { a: 1, b: 2 })).not.to.throw()
+  })
+
+  it('leaves the keys of a dict schema unchecked', () => {
+    const plugin = Object.assign(() => {}, { Config: Schema.dict(Schema.number()) })
+    expect(() => checkPluginConfig('dict', plugin, { anything: 1 })).not.to.throw()
   })
 })

@@ -225,6 +225,17 @@ describe('Loader', () => {
     })
   })
 
+  describe('hostConfigFile', () => {
+    it('gives plugins the path of the config file from start until dispose', async () => {
+      space.write('cordis.yml', 'plugins: {}\n')
+      const { root, loader } = space.loader()
+      await loader.start()
+      expect(root.get('hostConfigFile')).to.equal(space.configFile)
+      await loader.dispose()
+      expect(root.get('hostConfigFile')).to.equal(undefined)
+    })
+  })
+
   describe('loader/exit', () => {
     it('re-emits the code a plugin asks to exit with', async () => {
       space.write('quit.ts', probeSource('v1', { emitExit: 3 }))
@@ -233,6 +244,98 @@ describe('Loader', () => {
       const exit = once(loader, 'exit')
       await loader.start()
       expect(await exit).to.deep.equal([3])
+    })
+  })
+
+  describe('module shapes', () => {
+    // the koishi/cordis shape: the module's own exports are the plugin
+    const shapedSource = `import Schema from ${JSON.stringify(import.meta.resolve('schemastery'))}
+const log = (globalThis as any)[Symbol.for('subagent-inprocess.loader-test.probes')] ??= []
+export const name = 'shaped'
+export const Config = Schema.object({ name: Schema.string().default('shaped'), greeting: Schema.string().default('hi'), count: Schema.natural().default(1) })
+export function apply(ctx: any, config: any) {
+  log.push({ event: 'apply', version: 'shaped', config })
+  ctx.effect(() => () => { log.push({ event: 'dispose', version: 'shaped', config }) }, 'shaped')
+}
+`
+
+    it('loads a module that exports name, Config and apply, with its config checked and defaulted', async () => {
+      space.write('shaped.ts', shapedSource)
+      space.write('cordis.yml', 'plugins:\n  shaped: { path: ./shaped.ts, config: { count: 2 } }\n')
+      const { loader } = space.loader()
+      const report = await loader.start()
+      expect(report.loaded).to.deep.equal(['shaped'])
+      expect(probeLog()).to.deep.equal([{ event: 'apply', version: 'shaped', config: { name: 'shaped', greeting: 'hi', count: 2 } }])
+    })
+
+    it('rejects an unknown key in the config of a module-shaped plugin', async () => {
+      space.write('shaped.ts', shapedSource)
+      space.write('cordis.yml', 'plugins:\n  shaped: { path: ./shaped.ts, config: { Count: 2 } }\n')
+      const { loader } = space.loader()
+      const report = await loader.start()
+      expect(report.failed).to.deep.equal([{ entry: 'shaped', message: 'plugin "shaped": unknown key "Count" (did you mean "count"?)' }])
+    })
+
+    it('honours the inject list of a module-shaped plugin', async () => {
+      space.write('shaped.ts', `${shapedSource}export const inject = ['absentService']\n`)
+      space.write('cordis.yml', 'plugins:\n  shaped: { path: ./shaped.ts }\n')
+      const { root, loader } = space.loader()
+      await loader.start()
+      expect(probeLog()).to.deep.equal([])
+      expect(logged(root)).to.deep.equal(['plugin "shaped": waiting for "absentService", which no loaded plugin provides'])
+    })
+
+    it('unloads a module-shaped plugin and leaves no fiber', async () => {
+      space.write('shaped.ts', shapedSource)
+      space.write('cordis.yml', 'plugins:\n  shaped: { path: ./shaped.ts }\n')
+      const { root, loader } = space.loader()
+      await loader.start()
+      await loader.dispose()
+      expect(probeLog().map((record) => record.event)).to.deep.equal(['apply', 'dispose'])
+      expect(fiberCount(root)).to.equal(0)
+    })
+  })
+
+  describe('pluginLocale', () => {
+    const localeProbe = `import Schema from ${JSON.stringify(import.meta.resolve('schemastery'))}
+const log = (globalThis as any)[Symbol.for('subagent-inprocess.loader-test.probes')] ??= []
+export default function LocaleProbe(ctx: any, config: any) {
+  log.push({ event: 'apply', version: 'locale', config })
+}
+LocaleProbe.Config = Schema.object({ name: Schema.string().default('probe'), locale: Schema.union(['en-US', 'zh-CN']) })
+`
+
+    it('gives every plugin that declares a locale the host default, and leaves the others alone', async () => {
+      space.write('locale.ts', localeProbe)
+      space.write('cordis.yml', 'plugins:\n  said: { path: ./locale.ts }\n  plain: { path: ./probe.ts, config: { name: plain } }\n')
+      const { loader } = space.loader({ pluginLocale: 'zh-CN' })
+      await loader.start()
+      expect(probeLog().map((record) => record.config)).to.deep.equal([
+        { name: 'probe', locale: 'zh-CN' },
+        { name: 'plain', greeting: 'hello', count: 1 },
+      ])
+    })
+
+    it("keeps an entry's own locale over the host default", async () => {
+      space.write('locale.ts', localeProbe)
+      space.write('cordis.yml', 'plugins:\n  said: { path: ./locale.ts, config: { locale: en-US } }\n')
+      const { loader } = space.loader({ pluginLocale: 'zh-CN' })
+      await loader.start()
+      expect(probeLog().map((record) => record.config)).to.deep.equal([{ name: 'probe', locale: 'en-US' }])
+    })
+
+    it('keeps the host default when a config change updates the entry', async () => {
+      space.write('locale.ts', localeProbe)
+      space.write('cordis.yml', 'plugins:\n  said: { path: ./locale.ts }\n')
+      const { loader } = space.loader({ pluginLocale: 'zh-CN' })
+      await loader.start()
+      space.write('cordis.yml', 'plugins:\n  said: { path: ./locale.ts, config: { name: renamed } }\n')
+      const report = await loader.reload()
+      expect(report.updated).to.deep.equal(['said'])
+      expect(probeLog().map((record) => record.config)).to.deep.equal([
+        { name: 'probe', locale: 'zh-CN' },
+        { name: 'renamed', locale: 'zh-CN' },
+      ])
     })
   })
 })

@@ -30,6 +30,8 @@ describe('OpenAIModel plugin', () => {
   let server: ChatServer | undefined
 
   beforeEach(async () => {
+    // the caller's environment must not pick the endpoint of a test
+    delete process.env.OPENAI_BASE_URL
     root = new Context()
     host = root.plugin(Host, { maxSteps: 8 })
     await host
@@ -37,6 +39,7 @@ describe('OpenAIModel plugin', () => {
 
   afterEach(async () => {
     delete process.env[keyEnv]
+    delete process.env.OPENAI_BASE_URL
     // unloading the host disposes every agent a test created
     await host.dispose()
     await server?.close()
@@ -100,6 +103,40 @@ describe('OpenAIModel plugin', () => {
         },
       },
     ])
+  })
+
+  it('sends requests to OPENAI_BASE_URL when the config names no baseURL', async () => {
+    process.env.OPENAI_BASE_URL = await serve((_request, response) => sendStream(response, [textChunk('env'), finishChunk('stop')]))
+    await root.plugin(OpenAIModel, config({ apiKey }))
+    const agent = await runTurn('openai', 'hello')
+    expect(dataOf(agent, 'turn/end')).to.deep.equal([{ turn: 1, reason: { kind: 'completed' } }])
+    expect(server!.requests).to.have.length(1)
+  })
+
+  it('prefers the baseURL of the config over OPENAI_BASE_URL', async () => {
+    const baseURL = await serve((_request, response) => sendStream(response, [finishChunk('stop')]))
+    // nothing listens on the discard port: a request sent there would end the turn with an error
+    process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1'
+    await root.plugin(OpenAIModel, config({ baseURL, apiKey }))
+    const agent = await runTurn('openai', 'hello')
+    expect(dataOf(agent, 'turn/end')).to.deep.equal([{ turn: 1, reason: { kind: 'completed' } }])
+    expect(server!.requests).to.have.length(1)
+  })
+
+  it('talks to a keyless server at a non-default baseURL without sending an Authorization header', async () => {
+    const baseURL = await serve((_request, response) => sendStream(response, [textChunk('local'), finishChunk('stop')]))
+    await root.plugin(OpenAIModel, config({ baseURL }))
+    const agent = await runTurn('openai', 'hello')
+    expect(dataOf(agent, 'turn/end')).to.deep.equal([{ turn: 1, reason: { kind: 'completed' } }])
+    expect(server!.requests[0]!.headers).not.to.have.property('authorization')
+  })
+
+  it('talks to a keyless server named by OPENAI_BASE_URL', async () => {
+    process.env.OPENAI_BASE_URL = await serve((_request, response) => sendStream(response, [finishChunk('stop')]))
+    await root.plugin(OpenAIModel, config({}))
+    const agent = await runTurn('openai', 'hello')
+    expect(dataOf(agent, 'turn/end')).to.deep.equal([{ turn: 1, reason: { kind: 'completed' } }])
+    expect(server!.requests[0]!.headers).not.to.have.property('authorization')
   })
 
   it('ends the turn aborted, keeping the streamed text, when the agent is cancelled mid-stream', async () => {
