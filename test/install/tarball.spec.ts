@@ -193,12 +193,15 @@ describe('the packed package in a fresh project', function () {
       const config = (snippets.get('host.yml') ?? '').replace('http://127.0.0.1:11434/v1', server.baseURL)
       await writeFile(join(project, 'host.yml'), config)
       await writeFile(join(project, 'ask.mjs'), snippets.get('ask.mjs') ?? '')
-      const result = await outcome(join(project, 'node_modules/.bin/subagent-inprocess'), ['start', 'host.yml'], project)
+      // no key anywhere: neither in the config nor in the environment
+      const keyless = { OPENAI_API_KEY: undefined, DEEPSEEK_API_KEY: undefined, OPENAI_BASE_URL: undefined }
+      const result = await outcome(join(project, 'node_modules/.bin/subagent-inprocess'), ['start', 'host.yml'], project, keyless)
       expect(result.stderr).not.to.match(/error|warning/)
       expect(result.stdout.trim()).to.equal('completed hello from the loopback')
       expect(result.code).to.equal(0)
       expect(server.requests).to.have.lengthOf(1)
       expect(server.requests[0]!.body.model).to.equal('llama3.2')
+      expect(server.requests[0]!.headers.authorization).to.equal(undefined)
     })
   })
 })
