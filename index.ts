@@ -38,3 +38,12 @@ export {
 export type { ErrorCode } from './lib/errors.ts'
 export type * from './lib/types.ts'
 export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'
+export {
+  type PrintTranscriptOptions,
+  printTranscript,
+  Transcript,
+  type TranscriptOptions,
+  type TranscriptOutput,
+  TranscriptPrinter,
+  type Verbosity,
+} from './demo/transcript.ts'

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * `subagent-inprocess start [config] [--watch]`: runs a host config (default `cordis.yml`) on one
+ * `subagent-inprocess start [config] [--watch] [--verbose | --quiet]`: runs a host config (default `cordis.yml`) on one
  * root context. Without `--watch` the process ends when a plugin emits `loader/exit` — once every
  * pending background subagent has delivered its result — or at once on SIGINT/SIGTERM; with
  * `--watch` it stays up and reloads on every change of the config or of a loaded plugin file.
- * Warnings and errors go to stderr.
+ * Warnings and errors go to stderr (`--verbose`: down to debug, with hook lines in the transcript;
+ * `--quiet`: errors only, and no transcript — the final summary and errors, for CI).
  */
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
@@ -13,6 +14,7 @@ import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
+import type { Verbosity } from '../demo/transcript.ts'
 
 function summary(report: ReloadReport, locale: Locale): string {
   const parts: string[] = []
@@ -23,9 +25,14 @@ function summary(report: ReloadReport, locale: Locale): string {
   return parts.length ? parts.join('; ') : text(locale, 'cli.noChange')
 }
 
-async function start(file: string, watch: boolean, locale: Locale, inspectPort: number | undefined): Promise<void> {
+/** Most verbose log level printed per verbosity: errors only, warnings, or down to debug. */
+const logLevels: Record<Verbosity, number> = { quiet: 0, normal: 1, verbose: 3 }
+
+async function start(file: string, watch: boolean, locale: Locale, inspectPort: number | undefined, verbosity: Verbosity): Promise<void> {
   const root = new Context()
-  printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0 })
+  printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0, level: logLevels[verbosity] })
+  // console printers of the config (the demo's transcript) follow it
+  root.provide('verbosity', { level: verbosity })
   if (inspectPort !== undefined) {
     // loaded before the config, so the page sees every agent from the first one on
     await root.plugin(Inspector, { port: inspectPort })
@@ -90,6 +97,8 @@ function parse(argv: string[]) {
         watch: { type: 'boolean', short: 'w' },
         help: { type: 'boolean', short: 'h' },
         locale: { type: 'string', short: 'l' },
+        verbose: { type: 'boolean', short: 'v' },
+        quiet: { type: 'boolean', short: 'q' },
       },
       allowPositionals: true,
     })
@@ -119,7 +128,11 @@ async function main(args: string[]): Promise<void> {
     process.stderr.write(`${problem}${usage}`)
     process.exit(2)
   }
-  await start(file, !!values.watch, locale, inspectPort)
+  if (values.verbose && values.quiet) {
+    process.stderr.write(`${text(locale, 'cli.verboseAndQuiet')}\n\n${usage}`)
+    process.exit(2)
+  }
+  await start(file, !!values.watch, locale, inspectPort, values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal')
 }
 
 await main(process.argv.slice(2))
