@@ -44,3 +44,12 @@ export type * from './lib/types.ts'
 export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'
 export type { JsonSchemaType, OutputSchema, StructuredOf } from './lib/structured-type.ts'
 export { subsetOfSchemastery } from './lib/schemastery-subset.ts'
+export {
+  type PrintTranscriptOptions,
+  printTranscript,
+  Transcript,
+  type TranscriptOptions,
+  type TranscriptOutput,
+  TranscriptPrinter,
+  type Verbosity,
+} from './demo/transcript.ts'

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
- * `subagent-inprocess start [config] [--watch]`: runs a host config (default `cordis.yml`) on one
+ * `subagent-inprocess start [config] [--watch] [--verbose | --quiet]`: runs a host config (default `cordis.yml`) on one
  * root context. Without `--watch` the process ends when a plugin emits `loader/exit` — once every
  * pending background subagent has delivered its result — or at once on SIGINT/SIGTERM; with
  * `--watch` it stays up and reloads on every change of the config or of a loaded plugin file.
  * Without `--watch`, an entry that fails at start stops the host with exit 1. `--locale` also sets
  * the default `locale` of every plugin that has one. Warnings and errors go to stderr.
+ * Warnings and errors go to stderr (`--verbose`: down to debug, with hook lines in the transcript;
+ * `--quiet`: errors only, and no transcript — the final summary and errors, for CI).
  */
 // first: fail on an unsupported cordis before anything uses it
 import '../plugins/host/cordis-peer.ts'
@@ -16,6 +18,7 @@ import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
+import type { Verbosity } from '../demo/transcript.ts'
 
 function summary(report: ReloadReport, locale: Locale): string {
   const parts: string[] = []
@@ -26,15 +29,21 @@ function summary(report: ReloadReport, locale: Locale): string {
   return parts.length ? parts.join('; ') : text(locale, 'cli.noChange')
 }
 
+/** Most verbose log level printed per verbosity: errors only, warnings, or down to debug. */
+const logLevels: Record<Verbosity, number> = { quiet: 0, normal: 1, verbose: 3 }
+
 async function start(
   file: string,
   watch: boolean,
   locale: Locale,
   pluginLocale: Locale | undefined,
   inspectPort: number | undefined,
+  verbosity: Verbosity,
 ): Promise<void> {
   const root = new Context()
-  printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0 })
+  printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0, level: logLevels[verbosity] })
+  // console printers of the config (the demo's transcript) follow it
+  root.provide('verbosity', { level: verbosity })
   if (inspectPort !== undefined) {
     // loaded before the config, so the page sees every agent from the first one on
     await root.plugin(Inspector, { port: inspectPort })
@@ -106,6 +115,8 @@ function parse(argv: string[]) {
         watch: { type: 'boolean', short: 'w' },
         help: { type: 'boolean', short: 'h' },
         locale: { type: 'string', short: 'l' },
+        verbose: { type: 'boolean', short: 'v' },
+        quiet: { type: 'boolean', short: 'q' },
       },
       allowPositionals: true,
     })
@@ -144,7 +155,12 @@ async function main(args: string[]): Promise<void> {
     process.stderr.write(`${problem}\n\n${usage}`)
     process.exit(2)
   }
-  await start(file, !!values.watch, locale, values.locale === undefined ? undefined : locale, inspectPort)
+  if (values.verbose && values.quiet) {
+    process.stderr.write(`${text(locale, 'cli.verboseAndQuiet')}\n\n${usage}`)
+    process.exit(2)
+  }
+  const verbosity = values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal'
+  await start(file, !!values.watch, locale, values.locale === undefined ? undefined : locale, inspectPort, verbosity)
 }
 
 await main(process.argv.slice(2))

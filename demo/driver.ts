@@ -60,7 +60,10 @@ function addUsage(total: Usage, usage: Usage | undefined): void {
 
 /** Runs the demo once per apply; unloading the plugin disposes the parent (and so its children). */
 export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
+  // --quiet (CI): only the final summary line
+  const quiet = ctx.get('verbosity')?.level === 'quiet'
   const write = (line: string) => process.stdout.write(`${line}\n`)
+  const say = (line: string) => quiet || write(line)
   const locale = config.locale ?? 'en-US'
   const texts = story(locale)
   const choice = chooseModel(config)
@@ -88,15 +91,15 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
   })
 
   const run = async (): Promise<number> => {
-    write(text(locale, 'demo.title'))
+    say(text(locale, 'demo.title'))
     // the file the loader actually read, which need not be the cordis.yml of this checkout
     const configFile = ctx.get('hostConfigFile')
-    if (configFile) write(text(locale, 'demo.config', { file: relative(process.cwd(), configFile) || configFile }))
-    write(text(locale, 'demo.model', { provider: choice.provider, model: choice.model, note: choice.note }))
-    write('')
+    if (configFile) say(text(locale, 'demo.config', { file: relative(process.cwd(), configFile) || configFile }))
+    say(text(locale, 'demo.model', { provider: choice.provider, model: choice.model, note: choice.note }))
+    say('')
     const startedAt = performance.now()
     const { agent } = await ctx.agents.create({ agentOptions: { provider: choice.provider, model: choice.model } })
-    write(text(locale, 'demo.parent', { id: agent.id.slice(0, 8) }))
+    say(text(locale, 'demo.parent', { id: agent.id.slice(0, 8) }))
     const parentUsage: Usage = { inputTokens: 0, outputTokens: 0 }
     let isComplete = true
     const background = ctx.subagentTool

@@ -1,7 +1,8 @@
 /**
- * `Transcript` (demo): prints every agent's conversation to stdout as it happens, children
- * indented under their parent by depth, with labels, stop reasons, usage, timing and structured
- * values. It only observes: session events and the driver's `subagent/*` hooks.
+ * The console view of a host: every agent's conversation as it happens — a model's text streamed
+ * as its deltas arrive — children indented under their parent by depth, with labels, stop reasons,
+ * usage, timing and structured values. It only observes: session events and the driver's
+ * `subagent/*` hooks. `printTranscript` attaches it to any context; `Transcript` is the plugin form.
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
@@ -17,11 +18,22 @@ import type {
 } from '../lib/types.ts'
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
+import { StreamedLines, type StreamedPiece } from '../lib/streamed-lines.ts'
 import { hasText, type Locale, localeOption, localizeConfig, localizeDiagnostic, text } from '../locales/index.ts'
+
+/** How much the console shows: `quiet` only summaries and errors, `verbose` hook lines too. */
+export type Verbosity = 'quiet' | 'normal' | 'verbose'
+
+declare module 'cordis' {
+  interface Context {
+    /** Set by the CLI's `--quiet` / `--verbose`; console printers follow it when present. */
+    verbosity: { level: Verbosity }
+  }
+}
 
 const LABEL_WIDTH = 11
 
-type Label = 'user' | 'assistant' | 'tool' | 'task' | 'structured' | 'plugin' | ''
+type Label = 'user' | 'assistant' | 'tool' | 'task' | 'structured' | 'plugin' | 'hook' | ''
 
 interface SessionView {
   depth: number
@@ -31,6 +43,8 @@ interface SessionView {
   pending?: SessionEvent[]
   turnStartedAt?: number
   turnUsage: Usage
+  /** The assistant text being streamed, from its first delta to its message. */
+  stream?: StreamedLines
 }
 
 interface RunView {
@@ -124,19 +138,44 @@ export interface TranscriptOptions {
   maxLines: number
   /** Language of the labels and status words (default `en-US`); the conversation is shown as it is. */
   locale?: Locale
+  /** `verbose` adds a line per `subagent/start`, `subagent/end` and turn start (default `normal`). */
+  verbosity?: Verbosity
 }
 
-/** Turns events into indented lines; `write` receives one line at a time. */
+/**
+ * Turns events into indented lines; `write` receives text as it is ready (whole lines, or the
+ * pieces of a streamed line), each line ended by `\n`.
+ */
 export class TranscriptPrinter {
   readonly #sessions = new Map<string, SessionView>()
   readonly #runs = new Map<string, RunView>()
   readonly #locale: Locale
+  /** The session whose streamed line is open (written without its `\n` yet). */
+  #open: SessionView | undefined
 
   constructor(
-    private readonly write: (line: string) => void,
+    private readonly out: (text: string) => void,
     private readonly options: TranscriptOptions,
   ) {
     this.#locale = options.locale ?? 'en-US'
+  }
+
+  /** Writes one whole line, ending a streamed line left open by another agent first. */
+  private write(line: string): void {
+    this.#closeOpenLine()
+    this.out(`${line}\n`)
+  }
+
+  #closeOpenLine(): void {
+    if (!this.#open) return
+    this.out('\n')
+    this.#open.stream?.resume()
+    this.#open = undefined
+  }
+
+  /** Verbose only: one line for a hook or lifecycle step. */
+  #trace(depth: number, text: string): void {
+    if (this.options.verbosity === 'verbose') this.#line(depth, 'hook', text)
   }
 
   #text(key: string, params?: Record<string, string | number>): string {
@@ -163,6 +202,7 @@ export class TranscriptPrinter {
     if (seedLength) details.push(this.#text('seeded', { count: seedLength }))
     details.push(this.#text('depth', { depth: info.depth }), this.#text('agent', { id: info.childId.slice(0, 8) }))
     this.#frame(info.depth, '┌─', details.join(' · '))
+    this.#trace(info.depth, `subagent/start run ${info.runId.slice(0, 8)} · parent ${info.parentId.slice(0, 8)} · root ${info.rootId.slice(0, 8)}`)
     let view = this.#sessions.get(info.childId)
     if (!view) this.#sessions.set(info.childId, (view = { depth: info.depth, turnUsage: { inputTokens: 0, outputTokens: 0 } }))
     view.label = info.label
@@ -182,6 +222,8 @@ export class TranscriptPrinter {
     const view = this.#sessions.get(info.childId)
     if (view) view.pending = undefined
     this.#sessions.delete(info.childId)
+    if (view?.stream) this.#endStream(view, false)
+    this.#trace(info.depth, `subagent/end run ${info.runId.slice(0, 8)} · ${info.stopReason ?? 'ended'}`)
     const result = run?.result
     if (result?.structured !== undefined) this.#block(info.depth, 'structured', JSON.stringify(result.structured, null, 2))
     const parts = [outcomeText(info.stopReason ?? 'ended', this.#locale)]
@@ -195,10 +237,18 @@ export class TranscriptPrinter {
   #print(view: SessionView, event: SessionEvent): void {
     const { depth } = view
     switch (event.type) {
-      case 'turn/start':
+      case 'turn/start': {
         view.turnStartedAt = performance.now()
         view.turnUsage = { inputTokens: 0, outputTokens: 0 }
+        const data = event.data as SessionEventData['turn/start']
+        this.#trace(depth, this.#tagged(view, `turn/start ${data.turn} (${data.trigger})`))
         return
+      }
+      case 'assistant/delta': {
+        const data = event.data as SessionEventData['assistant/delta']
+        this.#stream(view, data.text)
+        return
+      }
       case 'user/message': {
         const data = event.data as SessionEventData['user/message']
         const label = depth > 0 ? 'task' : data.source.kind === 'plugin' ? 'plugin' : 'user'
@@ -213,7 +263,10 @@ export class TranscriptPrinter {
           view.turnUsage.outputTokens += data.usage.outputTokens
         }
         const text = textOf(data.content)
-        if (text) this.#block(depth, 'assistant', this.#tagged(view, data.interrupted ? `${text} ${this.#text('interrupted')}` : text))
+        // streamed: its text is on screen already
+        if (view.stream?.started) this.#endStream(view, !!data.interrupted)
+        else if (text) this.#block(depth, 'assistant', this.#tagged(view, data.interrupted ? `${text} ${this.#text('interrupted')}` : text))
+        view.stream = undefined
         for (const block of data.content) {
           if (block.type === 'tool-call') {
             this.#block(depth, 'assistant', this.#tagged(view, toolCallText(block, this.#textWidth(depth), this.#locale)))
@@ -242,6 +295,45 @@ export class TranscriptPrinter {
     }
   }
 
+  /** Writes a delta's text as it comes, laid out as a whole message would be. */
+  #stream(view: SessionView, delta: string): void {
+    if (!view.stream) {
+      view.stream = new StreamedLines(this.#textWidth(view.depth), this.options.maxLines)
+      // the tag leads the text, wrapped with it, as on a whole message
+      const tag = this.#tagged(view, '')
+      if (tag) for (const piece of view.stream.push(tag)) this.#streamPiece(view, piece)
+    }
+    for (const piece of view.stream.push(delta)) this.#streamPiece(view, piece)
+  }
+
+  #streamPiece(view: SessionView, piece: StreamedPiece): void {
+    if (piece.kind === 'line') {
+      this.#closeOpenLine()
+      this.out(this.#lineStart(view.depth, piece.index === 0 ? 'assistant' : ''))
+      this.#open = view
+    } else {
+      if (this.#open !== view) {
+        // another agent wrote in between: go on on a line of our own
+        this.#closeOpenLine()
+        this.out(this.#lineStart(view.depth, '') + this.#tagged(view, ''))
+        this.#open = view
+      }
+      this.out(piece.text)
+    }
+  }
+
+  /** Ends a streamed message: its held last line or how many lines were cut, and its line break. */
+  #endStream(view: SessionView, interrupted: boolean): void {
+    const stream = view.stream
+    view.stream = undefined
+    if (!stream) return
+    const { pieces, hidden } = stream.end()
+    for (const piece of pieces) this.#streamPiece(view, piece)
+    if (interrupted) this.#streamPiece(view, { kind: 'text', text: ` ${this.#text('interrupted')}` })
+    if (this.#open === view) this.#closeOpenLine()
+    if (hidden) this.#line(view.depth, '', this.#text('moreLines', { count: hidden }))
+  }
+
   /**
    * A child's text, prefixed with `[label]` while several runs are live: their lines interleave
    * (concurrent and background children), and the prefix tells them apart.
@@ -264,9 +356,14 @@ export class TranscriptPrinter {
   }
 
   #line(depth: number, label: Label, text: string): void {
+    this.write(`${this.#lineStart(depth, label)}${text}`)
+  }
+
+  /** The indent and the label column of a line. */
+  #lineStart(depth: number, label: Label): string {
     const name = label ? this.#text(`label.${label}`) : ''
     const pad = ' '.repeat(Math.max(1, LABEL_WIDTH - displayWidth(name)))
-    this.write(`${this.#indent(depth)}${name ? name + pad : ' '.repeat(LABEL_WIDTH)}${text}`)
+    return `${this.#indent(depth)}${name ? name + pad : ' '.repeat(LABEL_WIDTH)}`
   }
 
   /** A labelled, wrapped, possibly multi-line text; at most `maxLines` lines. */
@@ -278,22 +375,51 @@ export class TranscriptPrinter {
   }
 }
 
-/** Prints the host's conversations to stdout. Observe-only; unloading it stops the printing. */
+/** Where `printTranscript` writes: `process.stdout`, or anything with a `write(text)`. */
+export interface TranscriptOutput {
+  write(text: string): unknown
+}
+
+export interface PrintTranscriptOptions extends Partial<TranscriptOptions> {
+  out: TranscriptOutput
+}
+
+/**
+ * Prints the conversations of every agent under `ctx` to `options.out` as they happen (width 100,
+ * 14 lines a message unless given). `quiet` prints nothing. Observe-only; returns a function that
+ * stops the printing (it also stops when `ctx`'s plugin is unloaded).
+ */
+export function printTranscript(ctx: Context, options: PrintTranscriptOptions): () => void {
+  const { out, ...rest } = options
+  const printer = new TranscriptPrinter((text) => out.write(text), { width: 100, maxLines: 14, ...rest })
+  if (rest.verbosity === 'quiet') return () => {}
+  const stops = [
+    ctx.on('session/event', (session, event) => printer.event(session, event)),
+    ctx.on('subagent/start', (info) => printer.start(info, ctx.get('sessions')?.get(info.childId))),
+    // outermost, so the result it sees is final (structured value included)
+    ctx.on(
+      'subagent/settle',
+      async (_result, run, next) => {
+        const result = await next()
+        printer.settled(run.id, result)
+        return result
+      },
+      { prepend: true },
+    ),
+    ctx.on('subagent/end', (info) => printer.end(info)),
+  ]
+  return () => {
+    for (const stop of stops) stop()
+  }
+}
+
+/**
+ * Prints the host's conversations to stdout. Follows the CLI's `--quiet` / `--verbose` when its
+ * config does not set `verbosity`. Observe-only; unloading it stops the printing.
+ */
 export function Transcript(ctx: Context, config: Transcript.Config): void {
-  const printer = new TranscriptPrinter((line) => process.stdout.write(`${line}\n`), config)
-  ctx.on('session/event', (session, event) => printer.event(session, event))
-  ctx.on('subagent/start', (info) => printer.start(info, ctx.sessions.get(info.childId)))
-  // outermost, so the result it sees is final (structured value included)
-  ctx.on(
-    'subagent/settle',
-    async (_result, run, next) => {
-      const result = await next()
-      printer.settled(run.id, result)
-      return result
-    },
-    { prepend: true },
-  )
-  ctx.on('subagent/end', (info) => printer.end(info))
+  const verbosity = config.verbosity ?? ctx.get('verbosity')?.level ?? 'normal'
+  printTranscript(ctx, { ...config, verbosity, out: process.stdout })
 }
 
 export namespace Transcript {
@@ -301,7 +427,12 @@ export namespace Transcript {
   export type Config = TranscriptOptions
   // field descriptions: `config.transcript` in locales/*.yml
   export const Config: Schema<Config> = localizeConfig(
-    Schema.object({ width: Schema.natural().min(60).default(100), maxLines: Schema.natural().min(2).default(14), locale: localeOption() }),
+    Schema.object({
+      width: Schema.natural().min(60).default(100),
+      maxLines: Schema.natural().min(2).default(14),
+      locale: localeOption(),
+      verbosity: Schema.union(['quiet', 'normal', 'verbose']),
+    }),
     'transcript',
   )
 }

@@ -47,7 +47,7 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
     for (const event of session.events) applyEvent(view, event, seedLength)
     views.set(session.id, view)
     sessions.set(session.id, session)
-    server.broadcast('agent', view)
+    server.publishAgent(view)
   }
   const url = await server.listen(config?.port ?? 0)
   ctx.effect(() => () => void server.close(), 'inspector server')
@@ -60,17 +60,18 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
     inner.on('session/event', (session, event) => {
       const view = views.get(session.id)
       if (!view) return track(session)
-      const before = `${view.status} ${view.usage.inputTokens}`
+      const { status } = view
+      const tokens = view.usage.inputTokens
       applyEvent(view, event, session.header.seedLength ?? 0, Date.now())
-      if (`${view.status} ${view.usage.inputTokens}` !== before) server.broadcast('agent', view)
-      server.broadcast('event', { id: session.id, event })
+      if (view.status !== status || view.usage.inputTokens !== tokens) server.publishAgent(view)
+      server.publishEvent(session.id, event)
     })
     inner.on('subagent/end', (info) => {
       const view = views.get(info.childId)
       if (!view || info.stopReason === undefined) return
       view.stopReason = info.stopReason
       view.endedAt ??= Date.now()
-      server.broadcast('agent', view)
+      server.publishAgent(view)
     })
   })
 }

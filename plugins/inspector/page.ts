@@ -48,13 +48,16 @@ function addEvent(box, e) { const d = e.data || {}
   else if (e.type === 'tool/result') { const m = msg('tool ' + d.name + (d.isError ? ' ✗' : ' ✓'), textOf(d.content)); m.lastChild.className = 'tool'; box.append(m) }
   else if (e.type === 'turn/end') box.append(msg('turn end', (d.reason && d.reason.kind) || '')) }
 function msg(role, text) { const m = el('div', 'msg'); m.append(el('div', 'role', role), el('div', 'text', text)); return m }
-async function select(id) { selected = id; live = null; schedule(); const box = document.getElementById('transcript'); box.replaceChildren(el('p', 'dim', 'loading…'))
-  const events = await (await fetch('/transcript?id=' + encodeURIComponent(id))).json(); if (selected !== id) return; box.replaceChildren(); const a = agents.get(id)
-  box.append(el('h3', '', (a && a.label) || id)); for (const e of events) addEvent(box, e) }
-const source = new EventSource('/events')
-source.addEventListener('snapshot', (m) => { const s = JSON.parse(m.data); agents.clear(); for (const a of s.agents) agents.set(a.id, a); document.getElementById('problems').textContent = s.problems.join('\\n'); schedule() })
-source.addEventListener('agent', (m) => { const a = JSON.parse(m.data); agents.set(a.id, a); schedule() })
-source.addEventListener('event', (m) => { const { id, event } = JSON.parse(m.data); if (id === selected) addEvent(document.getElementById('transcript'), event) })
+function select(id) { selected = id; live = null; schedule(); const box = document.getElementById('transcript'); box.replaceChildren(el('p', 'dim', 'loading…')); listen() }
+// only the followed agent's events are streamed: choosing another agent reopens the stream
+let source = null
+function listen() { if (source) source.close(); source = new EventSource('/events' + (selected ? '?follow=' + encodeURIComponent(selected) : ''))
+  source.addEventListener('snapshot', (m) => { const s = JSON.parse(m.data); agents.clear(); for (const a of s.agents) agents.set(a.id, a); document.getElementById('problems').textContent = s.problems.join('\\n'); schedule() })
+  source.addEventListener('transcript', (m) => { const { id, events } = JSON.parse(m.data); if (id !== selected) return; live = null; const box = document.getElementById('transcript'); box.replaceChildren(); const a = agents.get(id)
+    box.append(el('h3', '', (a && a.label) || id)); for (const e of events) addEvent(box, e) })
+  source.addEventListener('agent', (m) => { const a = JSON.parse(m.data); agents.set(a.id, a); schedule() })
+  source.addEventListener('event', (m) => { const { id, event } = JSON.parse(m.data); if (id === selected) addEvent(document.getElementById('transcript'), event) }) }
+listen()
 setInterval(() => { for (const a of agents.values()) if (a.status === 'running') return schedule() }, 500)
 </script></body></html>
 `

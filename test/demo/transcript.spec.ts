@@ -17,12 +17,60 @@ function info(childId: string, depth: number, extra: Partial<SubagentInfo> = {})
 }
 
 describe('TranscriptPrinter', () => {
+  /** Whole lines written so far; `open` the line being streamed. */
   let lines: string[]
+  let open: string
   let printer: TranscriptPrinter
+  const writer = (text: string) => {
+    const parts = (open + text).split('\n')
+    open = parts.pop()!
+    lines.push(...parts)
+  }
 
   beforeEach(() => {
     lines = []
-    printer = new TranscriptPrinter((line) => lines.push(line), { width: 100, maxLines: 3 })
+    open = ''
+    printer = new TranscriptPrinter(writer, { width: 100, maxLines: 3 })
+  })
+
+  it('writes a streamed assistant text as each delta arrives and does not repeat it at the message', () => {
+    const parent = session('parent')
+    printer.event(parent, event(0, 'assistant/delta', { turn: 1, step: 1, text: 'Hel' }))
+    expect([lines, open]).to.deep.equal([[], 'assistant  Hel'])
+    printer.event(parent, event(1, 'assistant/delta', { turn: 1, step: 1, text: 'lo, world' }))
+    expect([lines, open]).to.deep.equal([[], 'assistant  Hello, world'])
+    printer.event(parent, event(2, 'assistant/message', { turn: 1, step: 1, content: text('Hello, world') }))
+    expect([lines, open]).to.deep.equal([['assistant  Hello, world'], ''])
+  })
+
+  it('cuts a streamed message longer than maxLines as it cuts a whole one', () => {
+    const parent = session('parent')
+    for (const [seq, piece] of ['a\nb', '\nc\nd', '\ne'].entries()) printer.event(parent, event(seq, 'assistant/delta', { turn: 1, step: 1, text: piece }))
+    printer.event(parent, event(3, 'assistant/message', { turn: 1, step: 1, content: text('a\nb\nc\nd\ne') }))
+    expect([lines, open]).to.deep.equal([['assistant  a', '           b', '           … (3 more lines)'], ''])
+  })
+
+  it('moves a streamed child line to a tagged line of its own when another child writes in between', () => {
+    const first = session('first', { origin: 'subagent', delegationDepth: 1 })
+    const second = session('second', { origin: 'subagent', delegationDepth: 1 })
+    printer.start(info('first', 1), first)
+    printer.start(info('second', 1), second)
+    lines.length = 0
+    printer.event(first, event(2, 'assistant/delta', { turn: 1, step: 1, text: 'first ' }))
+    printer.event(second, event(2, 'assistant/delta', { turn: 1, step: 1, text: 'second' }))
+    printer.event(first, event(3, 'assistant/delta', { turn: 1, step: 1, text: 'answer' }))
+    printer.event(first, event(4, 'assistant/message', { turn: 1, step: 1, content: text('first answer') }))
+    expect(lines).to.deep.equal(['  │ assistant  [first] first', '  │ assistant  [second] second', '  │            [first] answer'])
+  })
+
+  it('adds a line per subagent hook when verbose', () => {
+    printer = new TranscriptPrinter(writer, { width: 100, maxLines: 3, verbosity: 'verbose' })
+    printer.start(info('child-4', 1), undefined)
+    printer.end(info('child-4', 1, { stopReason: 'completed' }))
+    expect(lines.filter((line) => line.includes('hook'))).to.deep.equal([
+      '  │ hook       subagent/start run child-4 · parent parent · root parent',
+      '  │ hook       subagent/end run child-4 · completed',
+    ])
   })
 
   it('holds a child\'s first events until subagent/start names it', () => {

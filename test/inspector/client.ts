@@ -11,14 +11,19 @@ export interface Frame {
 export interface StreamClient {
   /** Resolves with the next frame whose event is `event` (frames read before are kept). */
   next(event: string): Promise<Frame>
+  /** Frames of type `event` read and not yet taken by `next`. */
+  unread(event: string): number
   /** Drops the connection mid-stream. */
   disconnect(): void
   closed: Promise<void>
 }
 
-export function openStream(url: string): Promise<StreamClient> {
+/** Opens `/events`, following agent `follow`'s events when given. */
+export function openStream(url: string, follow?: string): Promise<StreamClient> {
+  const target = new URL('/events', url)
+  if (follow !== undefined) target.searchParams.set('follow', follow)
   return new Promise((resolve, reject) => {
-    const request = get(new URL('/events', url), (response: IncomingMessage) => {
+    const request = get(target, (response: IncomingMessage) => {
       const frames: Frame[] = []
       const waiters: { event: string; resolve: (frame: Frame) => void }[] = []
       let buffer = ''
@@ -51,6 +56,7 @@ export function openStream(url: string): Promise<StreamClient> {
             waiters.push({ event, resolve: done })
             deliver()
           }),
+        unread: (event) => frames.filter((frame) => frame.event === event).length,
         disconnect: () => request.destroy(),
         closed,
       })

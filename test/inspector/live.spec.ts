@@ -25,26 +25,26 @@ describe('Inspector plugin', () => {
     await host.root.agents.disposeAll()
   })
 
-  it('streams a child run as it happens: its view and its transcript events', async () => {
+  it('streams a child run as it happens: its view to every client, its events to a client following it', async () => {
     const parent = await host.agent()
     const client = await openStream(host.root.inspector.url)
     const snapshot = (await client.next('snapshot')).data as { agents: AgentView[] }
     expect(snapshot.agents.map((agent) => agent.id)).to.deep.equal([parent.id])
     host.scripted.push({ text: '<script>alert(1)</script>', usage: { inputTokens: 3, outputTokens: 1 } })
     const run = await host.root.inprocessRun.spawn({ parent, prompt: 'go', label: 'kid', signal: new AbortController().signal })
+    // whatever already happened comes in the transcript, the rest as events
+    const follower = await openStream(host.root.inspector.url, run.id)
+    const seen = ((await follower.next('transcript')).data as { events: { type: string; data: { text?: string } }[] }).events
+    while (seen.at(-1)?.type !== 'turn/end') seen.push(((await follower.next('event')).data as { event: (typeof seen)[number] }).event)
+    expect(seen.filter((event) => event.type === 'assistant/delta').map((event) => event.data.text)).to.deep.equal(['<script>alert(1)</script>'])
     await run.result
-    const seen: string[] = []
-    for (;;) {
-      const frame = (await client.next('event')).data as { id: string; event: { type: string; data: { text?: string } } }
-      if (frame.event.type === 'assistant/delta') seen.push(frame.event.data.text ?? '')
-      if (frame.event.type === 'turn/end') break
-    }
-    expect(seen).to.deep.equal(['<script>alert(1)</script>'])
     let last: AgentView | undefined
     while (last?.stopReason !== 'completed') last = (await client.next('agent')).data as AgentView
     expect(last).to.include({ id: run.id, label: 'kid', mode: 'spawn', depth: 1, status: 'idle', stopReason: 'completed' })
     expect(last.usage).to.deep.equal({ inputTokens: 3, outputTokens: 1 })
+    expect(client.unread('event')).to.equal(0)
     client.disconnect()
+    follower.disconnect()
     await run.dispose()
   })
 

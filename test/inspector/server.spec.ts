@@ -50,7 +50,7 @@ describe('InspectorServer', () => {
     const forgotten = new Promise((resolve) => server.once('client-closed', resolve))
     leaving.disconnect()
     expect(await forgotten).to.equal(1)
-    server.broadcast('agent', view('late'))
+    server.publishAgent(view('late'))
     expect(((await staying.next('agent')).data as AgentView).id).to.equal('late')
     expect(server.clientCount).to.equal(1)
     staying.disconnect()
@@ -59,13 +59,55 @@ describe('InspectorServer', () => {
   it('delivers every message to 100 connected clients', async () => {
     server = new InspectorServer(source([]), 'test')
     const url = await server.listen(0)
-    const clients = await Promise.all(Array.from({ length: 100 }, () => openStream(url)))
+    const clients = await Promise.all(Array.from({ length: 100 }, () => openStream(url, 'a')))
     await Promise.all(clients.map((client) => client.next('snapshot')))
     expect(server.clientCount).to.equal(100)
-    server.broadcast('event', { id: 'a', event: { seq: 0, type: 'turn/start', data: { turn: 1 } } })
+    server.publishAgent(view('a'))
+    server.publishEvent('a', { seq: 0, type: 'turn/start', data: { turn: 1 } })
     const frames = await Promise.all(clients.map((client) => client.next('event')))
     expect(frames.every((frame) => (frame.data as { id: string }).id === 'a')).to.equal(true)
+    const agents = await Promise.all(clients.map((client) => client.next('agent')))
+    expect(agents.every((frame) => (frame.data as AgentView).id === 'a')).to.equal(true)
     for (const client of clients) client.disconnect()
+  })
+
+  it('sends an agent event only to the clients that follow that agent', async () => {
+    server = new InspectorServer(source([view('a'), view('b')]), 'test')
+    const url = await server.listen(0)
+    const followingA = await openStream(url, 'a')
+    const followingB = await openStream(url, 'b')
+    const following = await openStream(url)
+    await Promise.all([followingA, followingB, following].map((client) => client.next('snapshot')))
+    server.publishEvent('a', { seq: 0, type: 'turn/start', data: { turn: 1 } })
+    server.publishAgent(view('a'))
+    expect(((await followingA.next('event')).data as { id: string }).id).to.equal('a')
+    // the agent message goes out in the same write as the events of its window
+    await Promise.all([followingB.next('agent'), following.next('agent')])
+    expect([followingB.unread('event'), following.unread('event')]).to.deep.equal([0, 0])
+    for (const client of [followingA, followingB, following]) client.disconnect()
+  })
+
+  it('sends a followed agent transcript so far right after the snapshot', async () => {
+    const events: SessionEvent[] = [{ seq: 0, type: 'turn/start', data: { turn: 1 } }]
+    server = new InspectorServer(source([view('a')], { a: events }), 'test')
+    const client = await openStream(await server.listen(0), 'a')
+    expect((await client.next('transcript')).data).to.deep.equal({ id: 'a', events })
+    client.disconnect()
+  })
+
+  it('sends an agent changed twice in one flush window once, as it is when the window closes', async () => {
+    server = new InspectorServer(source([view('a')]), 'test')
+    const client = await openStream(await server.listen(0))
+    await client.next('snapshot')
+    const changing = view('a')
+    server.publishAgent(changing)
+    changing.status = 'running'
+    server.publishAgent(changing)
+    server.publishAgent(view('b'))
+    expect(((await client.next('agent')).data as AgentView).status).to.equal('running')
+    expect(((await client.next('agent')).data as AgentView).id).to.equal('b')
+    expect(client.unread('agent')).to.equal(0)
+    client.disconnect()
   })
 
   it('sends a 1,000-agent tree in its first snapshot', async () => {

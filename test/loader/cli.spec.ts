@@ -249,3 +249,31 @@ export function apply(ctx: Context) {
     expect(server.requests[0]!.body.model).to.equal('llama3.2')
   })
 })
+
+describe('subagent-inprocess start --quiet / --verbose (the demo config)', function () {
+  // each case starts a Node process with tsx, loading every plugin of the demo
+  this.timeout(90_000)
+  const env = { ...process.env }
+  delete env.DEEPSEEK_API_KEY
+  delete env.OPENAI_API_KEY
+
+  it('prints only the final summary with --quiet', async () => {
+    const outcome = await runCli(['start', 'cordis.yml', '--quiet'], env)
+    expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
+    expect(outcome.stdout).to.match(/^done: 4 of 4 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/)
+  })
+
+  it('adds a line per subagent hook and turn start with --verbose', async () => {
+    const outcome = await runCli(['start', 'cordis.yml', '--verbose'], env)
+    expect(outcome.code).to.equal(0)
+    expect(outcome.stdout).to.match(/\n {2}│ hook {7}subagent\/start run [0-9a-f]{8} · parent [0-9a-f]{8} · root [0-9a-f]{8}\n/)
+    expect(outcome.stdout).to.match(/\n {2}│ hook {7}(\[[\w-]+\] )?subagent\/end run [0-9a-f]{8} · completed\n/)
+    expect(outcome.stdout).to.match(/\nhook {7}turn\/start 1 \(message\)\n/)
+  })
+
+  it('rejects --verbose with --quiet with exit code 2', async () => {
+    const outcome = await runCli(['start', 'cordis.yml', '--verbose', '--quiet'], env)
+    expect(outcome.code).to.equal(2)
+    expect(outcome.stderr).to.match(/^--verbose and --quiet cannot be used together\n\nusage: /)
+  })
+})

@@ -235,7 +235,8 @@ describe('locale selection: demo transcript', () => {
     const session = { id: 'p', header: { id: 'p', createdAt: 0 }, events: [], append: () => undefined } as never
     printer.event(session, { seq: 0, type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } })
     printer.event(session, { seq: 1, type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text: 'ok' }] } })
-    expect(lines).to.deep.equal(['用户       hi', '助手       ok'])
+    // the printer writes text as it is ready, each line ended by \n
+    expect(lines).to.deep.equal(['用户       hi\n', '助手       ok\n'])
   })
 })
 
