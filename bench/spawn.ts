@@ -324,7 +324,8 @@ async function inspectorLatency(bench: Bench): Promise<Record<string, number>> {
 async function main(): Promise<void> {
   if (phaseArg) {
     const result = await runPhase(phaseArg)
-    process.stdout.write(`${JSON.stringify(result)}\n`)
+    // a phase's hosts stay up (the inspector variant holds a listening port): the phase is over
+    process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0))
     return
   }
   const started = performance.now()
