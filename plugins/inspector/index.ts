@@ -8,7 +8,7 @@ import Schema from 'schemastery'
 import { type AgentView, applyEvent, viewOfHeader } from '../../lib/agent-view.ts'
 import type { Session } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
-import type {} from '../host/index.ts'
+import { listenDirect } from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
 import { InspectorServer } from './server.ts'
 
@@ -56,8 +56,8 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
   // the page is up before the host is: a CLI loads this plugin ahead of the config that adds it
   ctx.inject(['agents'], (inner) => {
     for (const agent of inner.agents.list()) track(agent.session)
-    inner.on('agent/created', (agent) => track(agent.session))
-    inner.on('session/event', (session, event) => {
+    listenDirect(inner, 'agent/created', (agent) => track(agent.session))
+    listenDirect(inner, 'session/event', (session, event) => {
       const view = views.get(session.id)
       if (!view) return track(session)
       const { status } = view
@@ -66,7 +66,7 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
       if (view.status !== status || view.usage.inputTokens !== tokens) server.publishAgent(view)
       server.publishEvent(session.id, event)
     })
-    inner.on('subagent/end', (info) => {
+    listenDirect(inner, 'subagent/end', (info) => {
       const view = views.get(info.childId)
       if (!view || info.stopReason === undefined) return
       view.stopReason = info.stopReason
