@@ -9,6 +9,7 @@ import { Context } from 'cordis'
 import CodeMode, { runSandboxed, SandboxPool } from '../plugins/code-mode/index.ts'
 import { Host } from '../plugins/host/index.ts'
 import type { Agent } from '../lib/types.ts'
+import { printSummary, runBenchmark } from './report.ts'
 
 const quick = process.argv.includes('--quick')
 const warmup = quick ? 20 : 200
@@ -76,22 +77,18 @@ async function main(): Promise<void> {
   const fresh = await freshWorkerCall()
 
   const round = (value: number) => Math.round(value * 10) / 10
-  process.stdout.write(
-    `${JSON.stringify({
+  printSummary(
+    {
       first_call_us: round(first),
       trivial_p50_us: round(trivial.p50),
       trivial_p95_us: round(trivial.p95),
       nested_call_p50_us: round(nested.p50),
       nested_call_p95_us: round(nested.p95),
       fresh_worker_call_p50_us: round(fresh),
-      node: process.version,
-      ...(quick ? { quick: true } : {}),
-      wall_s: round((performance.now() - started) / 1000),
-    })}\n`,
+    },
+    started,
+    quick,
   )
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
-  process.exit(1)
-})
+runBenchmark(main)

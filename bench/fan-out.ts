@@ -10,6 +10,7 @@ import type { ModelRequest, StreamPart } from '../lib/types.ts'
 import { Host } from '../plugins/host/index.ts'
 import InProcessRun from '../plugins/inprocess-run/index.ts'
 import SubagentTool from '../plugins/subagent-tool/index.ts'
+import { printSummary, runBenchmark } from './report.ts'
 
 const quick = process.argv.includes('--quick')
 const rounds = quick ? 2 : 5
@@ -117,17 +118,7 @@ async function main(): Promise<void> {
   })
   figures.heap_bytes_per_live_child_fan_out_1000 = Math.round((h1 - h0) / 1000)
 
-  process.stdout.write(
-    `${JSON.stringify({
-      ...figures,
-      node: process.version,
-      ...(quick ? { quick: true } : {}),
-      wall_s: round((performance.now() - started) / 1000),
-    })}\n`,
-  )
+  printSummary(figures, started, quick)
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
-  process.exit(1)
-})
+runBenchmark(main)

@@ -8,6 +8,7 @@ import { Context } from 'cordis'
 import { Host } from '../plugins/host/index.ts'
 import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import type { ModelRequest } from '../lib/types.ts'
+import { printSummary, runBenchmark } from './report.ts'
 
 const quick = process.argv.includes('--quick')
 const count = quick ? 500 : 10000
@@ -123,8 +124,8 @@ async function main(): Promise<void> {
   })
 
   const round = (value: number) => Math.round(value * 10) / 10
-  process.stdout.write(
-    `${JSON.stringify({
+  printSummary(
+    {
       turn_p50_us: round(turn),
       plain_cycle_p50_us: round(plain),
       scoped_cycle_p50_us: round(scoped),
@@ -133,14 +134,10 @@ async function main(): Promise<void> {
       four_concurrent_calls_turn_p50_us: round(fourConcurrent),
       bare_fiber_cycle_p50_us: round(bare),
       scoped_vs_bare_fiber: round(scoped / bare * 100) / 100,
-      node: process.version,
-      ...(quick ? { quick: true } : {}),
-      wall_s: round((performance.now() - started) / 1000),
-    })}\n`,
+    },
+    started,
+    quick,
   )
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
-  process.exit(1)
-})
+runBenchmark(main)
