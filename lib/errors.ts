@@ -97,3 +97,6 @@ export class SubagentBudgetError extends SubagentError {
     super('BUDGET_EXHAUSTED', `subagent budget exhausted: ${limit} ${used} of ${max}`)
   }
 }
+
+/** The rejection of a start aborted before its child was published (SPEC §2.1, §9 queue). */
+export const abortedBeforePublication = 'subagent request was aborted before child publication'

@@ -4,14 +4,14 @@
  */
 import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, parentDepth } from '../../lib/depth.ts'
-import { SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
+import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
 import type { SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest } from '../../lib/types.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
 export const capabilityFields = ['outputSchema', 'budget'] as const
 
-export const abortedBeforePublication = 'subagent request was aborted before child publication'
+export { abortedBeforePublication }
 
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
