@@ -13,7 +13,7 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { type AgentScope, kScope } from '../scope.ts'
+import { AgentScope, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { type LoopServices, runTurn, type TurnState } from './loop.ts'
 
@@ -44,8 +44,8 @@ export class TurnCancelledError extends SubagentError {
 }
 
 export class HostAgent implements Agent {
-  /** Made together with the scope context: a plain agent has none. */
-  [kScope]?: AgentScope
+  /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
+  readonly [kScope]: AgentScope = new AgentScope(this)
   status: AgentStatus = 'idle'
   /** Set once disposal starts: no new input is accepted. */
   closed = false
@@ -139,13 +139,9 @@ export class HostAgent implements Agent {
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
     this.session.append('user/message', { content: message.content, source: { kind: message.source } })
-    const agent = this
     const subject = {
-      agent,
-      // read on every use: a scope made mid-turn takes effect at once
-      get scope() {
-        return agent[kScope]
-      },
+      agent: this,
+      scope: this[kScope],
       session: this.session,
       messages: () => this.messages(),
     }
