@@ -96,7 +96,15 @@ export class AgentScope {
   /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
   isDisposed = false
 
-  constructor(readonly agent: Agent) {}
+  /**
+   * The agent's context is made under `owner`'s context when it has an owner agent, else under
+   * `callerCtx` (the context that created it).
+   */
+  constructor(
+    readonly agent: Agent,
+    readonly owner: Agent | undefined,
+    readonly callerCtx: Context,
+  ) {}
 
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
     const hooks = (this.hooks ??= new Map())

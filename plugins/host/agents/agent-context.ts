@@ -21,10 +21,12 @@ function createFiber(scope: AgentScope, ownerCtx: Context): Context['fiber'] {
 }
 
 /**
- * Makes `scope`'s context under `ownerCtx`, carrying `services` (the host's, by name) and marked
- * with the scope, and records it as `scope.ctx`.
+ * Makes `scope`'s context under its owner agent's context (else its creator's), carrying
+ * `services` (the host's, by name) and marked with the scope, and records it as `scope.ctx`.
  */
-export function createAgentContext(scope: AgentScope, ownerCtx: Context, services: Record<string, object>): Context {
+export function createAgentContext(scope: AgentScope, services: Record<string, object>): Context {
+  // the owner's context is made only now: a child nobody registers into costs none
+  const ownerCtx = scope.owner ? scope.owner.ctx : scope.callerCtx
   const ctx = ownerCtx.extend() as Context
   Object.defineProperty(ctx, kScope, { value: scope })
   patchAgentContext(ctx, {

@@ -22,8 +22,11 @@ interface QueuedMessage {
   source: 'user' | 'plugin'
 }
 
-/** Builds the scope context on first use; supplied by the agents service. */
-export type ScopeFactory = (agent: HostAgent) => Context
+/** What an agent runs with: the loop's services, and the maker of its context. */
+export interface AgentRuntime extends LoopServices {
+  /** Makes the agent's context, on first `agent.ctx` (see agent-context.ts). */
+  createContext(agent: HostAgent): Context
+}
 
 /**
  * The message as session content: checked and copied before the turn starts, so a bad block
@@ -45,7 +48,7 @@ export class TurnCancelledError extends SubagentError {
 
 export class HostAgent implements Agent {
   /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
-  readonly [kScope]: AgentScope = new AgentScope(this)
+  readonly [kScope]: AgentScope
   status: AgentStatus = 'idle'
   /** Set once disposal starts: no new input is accepted. */
   closed = false
@@ -61,9 +64,11 @@ export class HostAgent implements Agent {
     readonly id: string,
     readonly session: SessionLog,
     readonly options: Readonly<AgentOptions>,
-    private readonly services: LoopServices,
-    private readonly scopeFactory: ScopeFactory,
+    private readonly services: AgentRuntime,
+    owner: Agent | undefined,
+    callerCtx: Context,
   ) {
+    this[kScope] = new AgentScope(this, owner, callerCtx)
     let turns = 0
     for (const event of session.events) if (event.type === 'turn/start') turns++
     this.#turns = turns
@@ -73,7 +78,7 @@ export class HostAgent implements Agent {
   get ctx(): Context {
     if (this.#ctx) return this.#ctx
     if (this.closed) throw new AgentDisposedError(this.id)
-    return (this.#ctx = this.scopeFactory(this))
+    return (this.#ctx = this.services.createContext(this))
   }
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {

@@ -10,7 +10,7 @@ import { SubagentError } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { scopeOf } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
-import { HostAgent } from './agent.ts'
+import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
 import { type CreateOptions, freezeOptions } from './create-options.ts'
 import { type DisposalServices, disposeAgent, rollBack } from './disposal.ts'
@@ -51,9 +51,13 @@ export interface CreationServices extends DisposalServices {
 /** Runs creation transactions against one host's services. */
 export class AgentCreation {
   readonly #services: CreationServices
+  /** Shared by every agent: no closure per agent. */
+  readonly #runtime: AgentRuntime
 
   constructor(services: CreationServices) {
     this.#services = services
+    const { contextServices } = services
+    this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices) }
   }
 
   /**
@@ -82,11 +86,7 @@ export class AgentCreation {
     if (ownerAgent && owner?.agent !== ownerAgent) {
       throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
     }
-    const { contextServices } = this.#services
-    // the owner's context is made only when the child's is: a child nobody registers into costs none
-    const agent = new HostAgent(id, session, agentOptions, this.#services.loop, (self) =>
-      createAgentContext(scopeOf(self), owner ? owner.agent.ctx : callerCtx, contextServices),
-    )
+    const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
     const record = this.#makeRecord(agent)
     if (setup) {
       const race = signal ? abortRace(id, signal) : undefined
