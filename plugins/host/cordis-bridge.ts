@@ -14,7 +14,9 @@
  *   their caller as `this.ctx` without cordis building a shadow context on every method access.
  * - The `internal/listener` hook: a listener registered through a context derived from an agent's
  *   context goes into that agent's own table.
- * - The `internal/get` hook: fenced (see `fenceServiceLookup`).
+ * - Not the `internal/get` hook: an agent's context carries the host's services as own accessors
+ *   (see `patchAgentContext`), which every context derived from it inherits, so no lookup needs
+ *   widening; any other service needs `inject`, with cordis's dependency tracking.
  * - Own `on` and `fiber` properties on an agent's context, in front of cordis's (see
  *   `patchAgentContext`).
  *
@@ -112,23 +114,6 @@ export function routeListeners(host: Context, route: ListenerRoute): void {
     if (typeof name !== 'string' || global) return
     return route(this, name, listener, !!prepend)
   } as never)
-}
-
-/**
- * Fences cordis's `internal/get` for contexts `isFenced` says belong to an agent: such a context
- * (an agent's context, or one derived from it, such as a sub-plugin's) may read the services
- * named in `exposed` without declaring `inject` — the host's own, which the agent scope carries
- * anyway — and nothing else, so every other service keeps cordis's dependency tracking
- * (`cannot get property "<name>" without inject`).
- */
-export function fenceServiceLookup(host: Context, isFenced: (ctx: Context) => boolean, exposed: ReadonlySet<string>): void {
-  host.on('internal/get', ((target: Context, prop: string, _error: Error, next: () => unknown) => {
-    if (exposed.has(prop) && isFenced(target)) {
-      const value = target.reflect.get(prop, false)
-      if (value !== undefined) return value
-    }
-    return next()
-  }) as never)
 }
 
 /** What `patchAgentContext` puts in front of cordis's own properties. */

@@ -10,9 +10,9 @@ import { localizeConfig } from '../../locales/index.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import { redactSecrets } from '../../lib/redact.ts'
 import { Agents } from './agents/index.ts'
-import { fenceServiceLookup, routeListeners } from './cordis-bridge.ts'
+import { routeListeners } from './cordis-bridge.ts'
 import { Models } from './models/index.ts'
-import { HookDispatcher, routeScopedListener, scopeOf } from './scope.ts'
+import { HookDispatcher, routeScopedListener } from './scope.ts'
 import { Sessions } from './sessions/index.ts'
 import { SystemPrompt } from './system-prompt/index.ts'
 import { Tools } from './tools/index.ts'
@@ -21,9 +21,6 @@ export { Agents, Models, Sessions, SystemPrompt, Tools }
 export { listenDirect } from './cordis-bridge.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'
 export type { AssembledPrompt } from './system-prompt/index.ts'
-
-/** The services an agent's context (and any context derived from it) reads without `inject`. */
-const agentServices: ReadonlySet<string> = new Set(['sessions', 'agents', 'tools', 'systemPrompt', 'models'])
 
 function messageOf(error: unknown): string {
   try {
@@ -47,8 +44,6 @@ export function Host(ctx: Context, config: Host.Config): void {
   // a listener registered through a context derived from an agent's, for an event about agents,
   // goes into that agent's own table, so other agents' dispatches never scan it
   routeListeners(ctx, routeScopedListener)
-  // such a context reads the host's services without `inject`, and nothing else
-  fenceServiceLookup(ctx, (target) => scopeOf(target) !== undefined, agentServices)
 
   // unloading the host ends every agent still alive
   ctx.effect(() => () => agents.disposeAll(), 'host agents')

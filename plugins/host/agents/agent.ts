@@ -13,7 +13,7 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { AgentScope, kScope } from '../scope.ts'
+import { AgentScope, kScope, scopeOf } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { type LoopServices, runTurn, type TurnState } from './loop.ts'
 
@@ -146,7 +146,7 @@ export class HostAgent implements Agent {
     this.session.append('user/message', { content: message.content, source: { kind: message.source } })
     const subject = {
       agent: this,
-      scope: this[kScope],
+      scope: scopeOf(this),
       session: this.session,
       messages: () => this.messages(),
     }
