@@ -42,6 +42,16 @@ export function childDepth(parent: number): number {
   return depth
 }
 
+/**
+ * A depth cap lowered to `cap` (a hook's `capDepth(cap)`): the smaller of `current` and `cap`, so a
+ * cap can only go down. Throws `TypeError` `<field> must be a non-negative safe integer` for
+ * anything else (`-1`, `1.5`, `NaN`, `Infinity`, a string): a policy's mistake must not pass silently.
+ */
+export function lowerCap(current: number, cap: unknown, field: string): number {
+  if (!isNonNegativeSafeInteger(cap)) throw new TypeError(`${field} must be a non-negative safe integer`)
+  return cap < current ? cap : current
+}
+
 /** The smallest defined cap; `Infinity` when every cap is `undefined` (or none is given). */
 export function effectiveCap(...caps: (number | undefined)[]): number {
   let cap = Number.POSITIVE_INFINITY

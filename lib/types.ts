@@ -333,14 +333,20 @@ export interface SubagentRun<T = unknown> {
 
 /**
  * The start plan `subagent/prepare` listeners see and adjust, and `subagent/setup` listeners read.
- * `depthCap` only ever goes down: assigning a larger value keeps the smaller one.
  */
 export interface SubagentPlan {
   readonly request: SubagentStartRequest
   readonly mode: 'spawn' | 'fork'
   readonly parentDepth: number
   readonly childDepth: number
-  depthCap: number
+  /** The effective cap: `request.maxDepth`, lowered by `capDepth`; `Infinity` while nothing caps depth. */
+  readonly depthCap: number
+  /**
+   * Lowers `depthCap` to `cap`. It can only lower: a cap larger than the current one keeps the
+   * current one. Throws `TypeError` `subagent plan depth cap must be a non-negative safe integer`
+   * for anything else (-1, 1.5, NaN, Infinity); thrown in `subagent/prepare`, that rejects the start.
+   */
+  capDepth(cap: number): void
   /**
    * Declares that a loaded plugin serves a capability-bearing request field (e.g. `outputSchema`);
    * `validate` runs at entry step 6 and may throw to reject the start.
@@ -357,7 +363,7 @@ export interface DelegationBudget {
 
 /**
  * What an agent could delegate now (SPEC §9), as `subagent/outlook` listeners report it:
- * `DepthPolicy` lowers `depthCap`, `TreeBudget` sets `budget` and, when a start could not be paid
+ * `DepthPolicy` lowers the depth cap, `TreeBudget` sets `budget` and, when a start could not be paid
  * for, `blockedBy`.
  */
 export interface DelegationOutlook {
@@ -365,8 +371,13 @@ export interface DelegationOutlook {
   /** The agent's own depth (header and runtime, as the driver counts it). */
   readonly depth: number
   readonly childDepth: number
-  /** Only ever lowered; `Infinity` while no policy caps depth. */
-  depthCap: number
+  /** The effective cap, lowered by `capDepth`; `Infinity` while no policy caps depth. */
+  readonly depthCap: number
+  /**
+   * Lowers `depthCap` to `cap`; a larger cap keeps the current one (it can only lower). Throws
+   * `TypeError` `subagent outlook depth cap must be a non-negative safe integer` for anything else.
+   */
+  capDepth(cap: number): void
   budget?: DelegationBudget
   blockedBy?: BudgetLimit
   /** False when a child would exceed `depthCap` or a limit blocks a start. */

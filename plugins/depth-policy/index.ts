@@ -10,11 +10,11 @@ import type {} from '../inprocess-run/index.ts'
  */
 export function DepthPolicy(ctx: Context, config: DepthPolicy.Config): void {
   ctx.on('subagent/prepare', (plan) => {
-    plan.depthCap = config.maxDepth
+    plan.capDepth(config.maxDepth)
   })
   // what the model is shown, and whether it sees the delegation tool at all (SPEC §9)
   ctx.on('subagent/outlook', (outlook) => {
-    outlook.depthCap = config.maxDepth
+    outlook.capDepth(config.maxDepth)
   })
 }
 

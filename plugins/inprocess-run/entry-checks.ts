@@ -3,7 +3,7 @@
  * spec's order, and none touches `parent.ctx`.
  */
 import { contentBlockProblem } from '../../lib/content.ts'
-import { assertMaxDepth, assertWithinCap, childDepth, parentDepth } from '../../lib/depth.ts'
+import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
 import type { SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest } from '../../lib/types.ts'
@@ -35,8 +35,9 @@ export class StartPlan implements SubagentPlan {
     return this.#depthCap
   }
 
-  set depthCap(value: number) {
-    if (typeof value === 'number' && !Number.isNaN(value) && value < this.#depthCap) this.#depthCap = value
+  /** Lowers the cap to `cap`; a larger one keeps the current cap. Throws `TypeError` unless `cap` is a non-negative safe integer. */
+  capDepth(cap: number): void {
+    this.#depthCap = lowerCap(this.#depthCap, cap, 'subagent plan depth cap')
   }
 
   claim(field: string, validate?: () => void): void {

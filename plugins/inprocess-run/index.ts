@@ -31,7 +31,8 @@ declare module 'cordis' {
   }
   interface Events {
     /**
-     * Before any child exists. Lower `plan.depthCap`, `plan.claim()` a capability, or throw: a
+     * Before any child exists. Lower the cap with `plan.capDepth(n)` (it can only lower; a value
+     * that is not a non-negative safe integer throws), `plan.claim()` a capability, or throw: a
      * throw rejects the start with that error. Synchronous: a returned promise is not awaited, and
      * its rejection is logged, never unhandled. @mode emit (strict)
      */
@@ -56,8 +57,8 @@ declare module 'cordis' {
      */
     'subagent/abandon'(plan: SubagentPlan, error: unknown): void
     /**
-     * What `agent` could delegate now (SPEC §9): lower `outlook.depthCap`, report the budget left
-     * and the limit that blocks a start. Synchronous; asked each time a listing needs it. A throw
+     * What `agent` could delegate now (SPEC §9): lower the cap with `outlook.capDepth(n)` (it can
+     * only lower), report the budget left and the limit that blocks a start. Synchronous; asked each time a listing needs it. A throw
      * is contained and logged. @mode emit
      */
     'subagent/outlook'(outlook: DelegationOutlook): void

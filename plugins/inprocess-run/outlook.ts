@@ -2,6 +2,7 @@
  * What an agent could delegate now (SPEC §9): the facts the loaded policies report through
  * `subagent/outlook`, read by whoever shows them to the model or hides the delegation tool.
  */
+import { lowerCap } from '../../lib/depth.ts'
 import type { Agent, BudgetLimit, DelegationBudget, DelegationOutlook } from '../../lib/types.ts'
 
 export class Outlook implements DelegationOutlook {
@@ -22,9 +23,9 @@ export class Outlook implements DelegationOutlook {
     return this.#depthCap
   }
 
-  /** Only ever lowered, like a plan's cap. */
-  set depthCap(value: number) {
-    if (typeof value === 'number' && !Number.isNaN(value) && value < this.#depthCap) this.#depthCap = value
+  /** Lowers the cap to `cap`, like a plan's; a larger one keeps the current cap. Throws `TypeError` unless `cap` is a non-negative safe integer. */
+  capDepth(cap: number): void {
+    this.#depthCap = lowerCap(this.#depthCap, cap, 'subagent outlook depth cap')
   }
 
   get canStart(): boolean {

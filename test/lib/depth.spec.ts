@@ -5,6 +5,7 @@ import {
   childDepth,
   effectiveCap,
   isNonNegativeSafeInteger,
+  lowerCap,
   parentDepth,
 } from '../../lib/depth.ts'
 import { SubagentDepthError, SubagentError } from '../../lib/errors.ts'
@@ -178,4 +179,26 @@ describe('assertWithinCap', () => {
       expect(depthError.message).to.equal('subagent depth 3 exceeds maxDepth 2')
     }
   })
+})
+
+describe('lowerCap', () => {
+  it('lowers a cap to a smaller one', () => {
+    expect(lowerCap(3, 1, 'cap')).to.equal(1)
+  })
+
+  it('keeps the current cap when asked for a larger one', () => {
+    expect(lowerCap(1, 3, 'cap')).to.equal(1)
+  })
+
+  it('lowers an unbounded cap to zero', () => {
+    expect(lowerCap(Number.POSITIVE_INFINITY, 0, 'cap')).to.equal(0)
+  })
+
+  for (const [label, value] of invalidDepths) {
+    it(`rejects ${label} cap with a TypeError naming the field`, () => {
+      expect(() => lowerCap(3, value, 'subagent plan depth cap'))
+        .to.throw(TypeError)
+        .with.property('message', 'subagent plan depth cap must be a non-negative safe integer')
+    })
+  }
 })
