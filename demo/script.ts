@@ -4,8 +4,9 @@
  * the order in which the scripted model is called. Children answer after small delays, so the
  * four children of the fan-out overlap and finish out of order.
  */
+import { textOf } from '../lib/content.ts'
 import { LOCALES } from '../lib/i18n.ts'
-import type { ContentBlock, ModelMessage, ModelRequest } from '../lib/types.ts'
+import type { ModelMessage, ModelRequest } from '../lib/types.ts'
 import { text } from '../locales/index.ts'
 import type { ScriptedResponse } from '../plugins/scripted-model/index.ts'
 import { CHECKLIST_SCHEMA } from './story.ts'
@@ -21,10 +22,6 @@ const CHECKLIST = {
   ],
 }
 
-function textOf(content: readonly ContentBlock[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : '')).join('')
-}
-
 /** Messages of the current turn: everything after the last user message. */
 function currentTurn(messages: readonly ModelMessage[]): readonly ModelMessage[] {
   let start = messages.length
@@ -34,7 +31,7 @@ function currentTurn(messages: readonly ModelMessage[]): readonly ModelMessage[]
 
 function subagentResults(messages: readonly ModelMessage[]): string[] {
   return currentTurn(messages).flatMap((message) =>
-    message.role === 'tool' && message.name === 'subagent' ? [(message.isError ? 'failed: ' : '') + textOf(message.content)] : [],
+    message.role === 'tool' && message.name === 'subagent' ? [(message.isError ? 'failed: ' : '') + textOf(message.content, '')] : [],
   )
 }
 
@@ -53,7 +50,7 @@ const COMPAT_SCAN_PROMPT = 'Find every mention of `peek()` left in README.md and
 
 /** The text of the last user message, and whether a plugin (a background delivery) sent it. */
 function lastUserText(messages: readonly ModelMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return textOf(messages[i].content)
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return textOf(messages[i].content, '')
   return ''
 }
 

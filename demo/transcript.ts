@@ -18,6 +18,7 @@ import type {
 } from '../lib/types.ts'
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
+import { textOf } from '../lib/content.ts'
 import { StreamedLines, type StreamedPiece } from '../lib/streamed-lines.ts'
 import { hasText, type Locale, localeOption, localizeConfig, localizeDiagnostic, text } from '../locales/index.ts'
 
@@ -50,10 +51,6 @@ interface SessionView {
 interface RunView {
   startedAt: number
   result?: SubagentResult
-}
-
-function textOf(content: readonly ContentBlock[]): string {
-  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim()
 }
 
 /** `<input> in / <output> out tokens` (`transcript.tokens`), numbers grouped by thousands. */
@@ -253,7 +250,7 @@ export class TranscriptPrinter {
         const data = event.data as SessionEventData['user/message']
         const label = depth > 0 ? 'task' : data.source.kind === 'plugin' ? 'plugin' : 'user'
         // a child's task line always follows its own frame line: no tag needed
-        this.#block(depth, label, textOf(data.content))
+        this.#block(depth, label, textOf(data.content).trim())
         return
       }
       case 'assistant/message': {
@@ -262,7 +259,7 @@ export class TranscriptPrinter {
           view.turnUsage.inputTokens += data.usage.inputTokens
           view.turnUsage.outputTokens += data.usage.outputTokens
         }
-        const text = textOf(data.content)
+        const text = textOf(data.content).trim()
         // streamed: its text is on screen already
         if (view.stream?.started) this.#endStream(view, !!data.interrupted)
         else if (text) this.#block(depth, 'assistant', this.#tagged(view, data.interrupted ? `${text} ${this.#text('interrupted')}` : text))
@@ -277,7 +274,7 @@ export class TranscriptPrinter {
       case 'tool/result': {
         const data = event.data as SessionEventData['tool/result']
         const mark = data.isError ? '✗' : '✓'
-        this.#line(depth, 'tool', shorten(this.#tagged(view, `${data.name} ${mark} ${textOf(data.content)}`), this.#textWidth(depth)))
+        this.#line(depth, 'tool', shorten(this.#tagged(view, `${data.name} ${mark} ${textOf(data.content).trim()}`), this.#textWidth(depth)))
         return
       }
       case 'turn/end': {

@@ -31,6 +31,21 @@ export function contentBlockProblem(value: unknown): string | undefined {
   }
 }
 
+/**
+ * The text blocks of `content`, joined with `separator` (a line break unless given); reasoning and
+ * tool calls are left out. `''` for content with no text block.
+ */
+export function textOf(content: readonly ContentBlock[], separator = '\n'): string {
+  let text = ''
+  let first = true
+  for (const block of content) {
+    if (block.type !== 'text') continue
+    text = first ? block.text : text + separator + block.text
+    first = false
+  }
+  return text
+}
+
 /** A copy of a valid block with only its documented fields (extra keys may hold anything). */
 export function copyContentBlock(block: ContentBlock): ContentBlock {
   return block.type === 'tool-call'

@@ -5,6 +5,7 @@
  * validator cached for the schema's lifetime, so schemas must not be mutated after their first use.
  */
 import Ajv, { type ErrorObject } from 'ajv'
+import { thrownMessage } from './errors.ts'
 import { schemaViolations } from './schema-subset.ts'
 import { appendSegment, compileSubset } from './subset-validation.ts'
 import type { JsonValue } from './types.ts'
@@ -152,7 +153,7 @@ function compileWithAjv(schema: object): Validator {
     validate = ajv.compile(schema)
   } catch (error) {
     // ajv words meta-schema failures as "schema is invalid: …"; our prefix already says so
-    const message = (error instanceof Error ? error.message : String(error)).replace(/^schema is invalid: /, '')
+    const message = thrownMessage(error).replace(/^schema is invalid: /, '')
     throw new TypeError(`invalid JSON schema: ${message}`, { cause: error })
   } finally {
     try {

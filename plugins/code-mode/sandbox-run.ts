@@ -10,6 +10,7 @@ import { acquireInterpreter, type Interpreter, releaseInterpreter } from './inte
 import { decodeSettlement, PRELUDE, type Settlement } from './prelude.ts'
 import { STACK_BYTES, sandboxMessages } from './sandbox-contract.ts'
 import type { EncodedResult, SandboxOutcome } from './worker-protocol.ts'
+import { thrownMessage } from '../../lib/errors.ts'
 
 export interface ThreadRunOptions {
   /** The body of an async function. */
@@ -34,10 +35,6 @@ class InterpreterError extends Error {
     super(message)
     this.name = name
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 function failed(error: string): SandboxOutcome {
@@ -84,7 +81,7 @@ export async function runInThread(options: ThreadRunOptions): Promise<SandboxOut
   try {
     interpreter = await acquireInterpreter(options.memoryBytes)
   } catch (error) {
-    return failed(sandboxMessages.fault(messageOf(error)))
+    return failed(sandboxMessages.fault(thrownMessage(error)))
   }
   return new SandboxRun(interpreter, options).execute()
 }
@@ -252,7 +249,7 @@ class SandboxRun {
         .then(() => this.options.call(name, argsJson))
         .then(
           (result) => this.settleCall(deferred, result),
-          (error: unknown) => this.settleCall(deferred, { error: { message: messageOf(error) } }),
+          (error: unknown) => this.settleCall(deferred, { error: { message: thrownMessage(error) } }),
         )
       return deferred.handle
     })
@@ -288,7 +285,7 @@ class SandboxRun {
     if (stopped) return stopped
     if (isReported) return this.thrown(error)
     if (isHostStackOverflow(error)) return failed(sandboxMessages.stack)
-    return failed(sandboxMessages.fault(messageOf(error)))
+    return failed(sandboxMessages.fault(thrownMessage(error)))
   }
 
   private finish(outcome: SandboxOutcome): SandboxOutcome {

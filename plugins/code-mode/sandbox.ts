@@ -8,6 +8,7 @@ import type { Worker } from 'node:worker_threads'
 import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES, sandboxMessages } from './sandbox-contract.ts'
 import { SandboxPool } from './worker-pool.ts'
 import type { EncodedResult, HostMessage, SandboxOutcome, WorkerMessage } from './worker-protocol.ts'
+import { thrownMessage } from '../../lib/errors.ts'
 
 export { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES, STACK_BYTES, sandboxMessages } from './sandbox-contract.ts'
 export type { SandboxOutcome } from './worker-protocol.ts'
@@ -42,10 +43,6 @@ const WORKER_START_MS = 30_000
 
 let sharedPool: SandboxPool | undefined
 let runCounter = 0
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
 
 /**
  * Runs `code` as the body of an async function with `tools.<name>(args)` bound to `bindings`.
@@ -92,7 +89,7 @@ class HostedRun {
     try {
       this.worker = await this.pool.acquire()
     } catch (error) {
-      return { ok: false, error: sandboxMessages.fault(messageOf(error)) }
+      return { ok: false, error: sandboxMessages.fault(thrownMessage(error)) }
     }
     if (options.signal?.aborted) {
       this.pool.release(this.worker)
@@ -134,7 +131,7 @@ class HostedRun {
 
   private readonly onAbort = (): void => this.stop(sandboxMessages.aborted)
 
-  private readonly onError = (error: unknown): void => this.stop(sandboxMessages.fault(messageOf(error)))
+  private readonly onError = (error: unknown): void => this.stop(sandboxMessages.fault(thrownMessage(error)))
 
   private readonly onExit = (): void => this.stop(sandboxMessages.fault('the sandbox worker exited'))
 
@@ -155,7 +152,7 @@ class HostedRun {
         (result) => result,
         (error: unknown): EncodedResult => {
           const code = (error as { code?: unknown } | null)?.code
-          return { error: typeof code === 'string' ? { message: messageOf(error), code } : { message: messageOf(error) } }
+          return { error: typeof code === 'string' ? { message: thrownMessage(error), code } : { message: thrownMessage(error) } }
         },
       )
     this.pending.set(
@@ -173,7 +170,7 @@ class HostedRun {
     try {
       json = JSON.stringify(value)
     } catch (error) {
-      return { error: { message: `tool result is not JSON: ${messageOf(error)}` } }
+      return { error: { message: `tool result is not JSON: ${thrownMessage(error)}` } }
     }
     // copying it in could only fail, after seconds of work
     if (json !== undefined && json.length > this.options.memoryBytes) {

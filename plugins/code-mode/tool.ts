@@ -2,9 +2,10 @@
  * The `run_code` tool: what the model sees, and one sandboxed program per call whose `tools.<name>`
  * bindings re-enter the host's `execute` as nested calls (SPEC §1.5, Code Mode).
  */
+import { textOf } from '../../lib/content.ts'
 import { SubagentError } from '../../lib/errors.ts'
 import { type Locale, text } from '../../locales/index.ts'
-import type { ContentBlock, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
+import type { JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import type { Tools } from '../host/index.ts'
 import { runSandboxed, type SandboxBinding } from './sandbox.ts'
 import type { SandboxPool } from './worker-pool.ts'
@@ -42,13 +43,6 @@ export interface RunCodeArgs {
 }
 
 /** The text blocks of a result, joined by newlines. */
-function textOf(content: readonly ContentBlock[]): string {
-  return content
-    .filter((block) => block.type === 'text')
-    .map((block) => block.text)
-    .join('\n')
-}
-
 /** A nested call's error result, as the program sees it: the message without `Error: `. */
 function callError(result: ToolResult): Error {
   const message = textOf(result.content).replace(/^Error: /, '')

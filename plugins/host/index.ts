@@ -22,7 +22,8 @@ export { listenDirect } from './cordis-bridge.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'
 export type { AssembledPrompt } from './system-prompt/index.ts'
 
-function messageOf(error: unknown): string {
+/** The stack of a thrown `Error` (a listener fault is a bug to locate), or its message. Never throws. */
+function stackOrMessage(error: unknown): string {
   try {
     if (error instanceof Error && typeof error.stack === 'string') return error.stack
   } catch {}
@@ -33,7 +34,7 @@ function messageOf(error: unknown): string {
 export function Host(ctx: Context, config: Host.Config): void {
   const logger = ctx.logger('host')
   const dispatcher = new HookDispatcher(ctx.events, (error, event) => {
-    logger.warn(`a "${event}" listener failed: ${redactSecrets(messageOf(error))}`)
+    logger.warn(`a "${event}" listener failed: ${redactSecrets(stackOrMessage(error))}`)
   })
   const sessions = new Sessions(ctx, dispatcher)
   const tools = new Tools(ctx, dispatcher)

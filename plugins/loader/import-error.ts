@@ -3,6 +3,7 @@
  * error is, and what to do about a `.ts` file that plain Node cannot load.
  */
 import { spawnSync } from 'node:child_process'
+import { thrownMessage } from '../../lib/errors.ts'
 
 function codeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code
@@ -26,7 +27,7 @@ function syntaxLocation(file: string): string | undefined {
  * when a `.ts` file is imported without a TypeScript loader.
  */
 export function describeImportError(error: unknown, file?: string): string {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = thrownMessage(error)
   if (codeOf(error) === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(file ?? '')) {
     return `${message} (a TypeScript plugin needs a loader: run the host under tsx, e.g. "node --import tsx", or build the plugin to .js)`
   }

@@ -23,6 +23,7 @@ import type {} from './index.ts'
 import { describeImportError } from './import-error.ts'
 import { type PluginModule, pluginOf } from './plugin-module.ts'
 import { FileWatcher } from './watch.ts'
+import { thrownMessage } from '../../lib/errors.ts'
 
 /** What one pass (start, config change, source change) did, by entry name. */
 export interface ReloadReport {
@@ -69,10 +70,6 @@ interface Entry {
 }
 
 const kPending = 0 // cordis FiberState.PENDING: waiting for an injected service
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
 
 function newReport(cause: ReloadReport['cause'], file: string): ReloadReport {
   return { cause, file, loaded: [], updated: [], restarted: [], unloaded: [], failed: [] }
@@ -169,7 +166,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
   }
 
   #fail(report: ReloadReport, error: unknown, entry?: string): void {
-    const message = error instanceof HostConfigError || entry === undefined ? messageOf(error) : `plugin "${entry}": ${messageOf(error)}`
+    const message = error instanceof HostConfigError || entry === undefined ? thrownMessage(error) : `plugin "${entry}": ${thrownMessage(error)}`
     this.#logger.error(message)
     report.failed.push(entry === undefined ? { message } : { entry, message })
   }
@@ -256,7 +253,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       await fiber.update(this.#configOf(entry.plugin, spec))
     } catch (error) {
-      this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
+      this.#fail(report, `failed to apply: ${thrownMessage(error)}`, spec.key)
     }
   }
 
@@ -328,7 +325,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       fiber = this.root.plugin(plugin, this.#configOf(plugin, spec) as never)
     } catch (error) {
-      this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
+      this.#fail(report, `failed to apply: ${thrownMessage(error)}`, spec.key)
       return
     }
     entry.fiber = fiber
@@ -337,7 +334,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       await fiber
     } catch (error) {
-      this.#fail(report, `failed to apply: ${messageOf(error)}`, spec.key)
+      this.#fail(report, `failed to apply: ${thrownMessage(error)}`, spec.key)
     }
   }
 
@@ -348,7 +345,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     try {
       await fiber.dispose()
     } catch (error) {
-      this.#logger.error(`plugin "${entry.spec.key}": failed to unload: ${messageOf(error)}`)
+      this.#logger.error(`plugin "${entry.spec.key}": failed to unload: ${thrownMessage(error)}`)
     }
   }
 

@@ -3,7 +3,7 @@
  * needs the client's classes: only the adapter, which `OpenAIModel` imports lazily, loads it.
  */
 import { APIConnectionTimeoutError, APIError } from 'openai'
-import type { SubagentError } from '../../lib/errors.ts'
+import { type SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { redactSecrets } from '../../lib/redact.ts'
 import { ContentFilterError, ModelRequestError, shorten, timeoutError } from './errors.ts'
 
@@ -47,7 +47,7 @@ function serverMessage(error: APIError): string | undefined {
 
 /** The most specific message along the `cause` chain: "fetch failed" says less than "connect ECONNREFUSED …". */
 function innermostMessage(error: unknown): string {
-  let message = error instanceof Error ? error.message : String(error)
+  let message = thrownMessage(error)
   let current: unknown = error
   for (let depth = 0; depth < 4 && current instanceof Error && current.cause !== undefined; depth++) {
     current = current.cause

@@ -32,8 +32,3 @@ export const messages = {
   writeFailed: (id: string, reason: string) =>
     `session file "${id}" could not be written: ${reason}; later events are not persisted`,
 } as const
-
-/** The message of a thrown value, for log lines and wrapped errors. */
-export function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}

@@ -4,7 +4,7 @@
  * with `seq` counting from 0. Plain code: no I/O here.
  */
 import type { SessionEvent, SessionHeader } from '../../lib/types.ts'
-import { buildHeader } from '../host/sessions/index.ts'
+import { buildHeader } from '../../lib/session-header.ts'
 import { messages, SessionFileError } from './errors.ts'
 
 export const formatVersion = 1

@@ -8,8 +8,9 @@ import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import type { Agent, Session } from '../../lib/types.ts'
+import { thrownMessage } from '../../lib/errors.ts'
 import type { StoredSession } from '../host/index.ts'
-import { messages, reasonOf, SessionFileError } from './errors.ts'
+import { messages, SessionFileError } from './errors.ts'
 import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
 import { nodeFileSystem, type SessionFileSystem } from './file-system.ts'
 import { OpenFileGate } from './open-file-gate.ts'
@@ -97,7 +98,7 @@ export class SessionFiles extends Service {
       text = await this.gate.run(() => this.fs.read(path))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionFileError(id, messages.notFound(id))
-      throw new SessionFileError(id, messages.unreadable(id, reasonOf(error)), { cause: error })
+      throw new SessionFileError(id, messages.unreadable(id, thrownMessage(error)), { cause: error })
     }
     const { header, events, isTorn } = parseSessionFile(id, text)
     if (isTorn) this.logger.warn(messages.tornTail(id, events.length))
@@ -140,7 +141,7 @@ export class SessionFiles extends Service {
   private report(writer: SessionWriter, error: unknown): void {
     const code = (error as NodeJS.ErrnoException | undefined)?.code
     this.logger.warn(
-      code === 'EEXIST' ? messages.alreadyExists(writer.id) : messages.writeFailed(writer.id, reasonOf(error)),
+      code === 'EEXIST' ? messages.alreadyExists(writer.id) : messages.writeFailed(writer.id, thrownMessage(error)),
     )
   }
 

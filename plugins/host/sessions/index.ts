@@ -2,9 +2,10 @@ import { type Context, Service } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { skipShadow } from '../cordis-bridge.ts'
 import type { AgentScope, HookDispatcher } from '../scope.ts'
-import { type AppendObserver, buildHeader, SessionLog, validateSeed } from './session-store.ts'
+import { buildHeader } from '../../../lib/session-header.ts'
+import { type AppendObserver, SessionLog, validateSeed } from './session-store.ts'
 
-export { buildHeader, SessionLog, validateSeed }
+export { SessionLog, validateSeed }
 
 declare module 'cordis' {
   interface Context {

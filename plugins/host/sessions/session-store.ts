@@ -9,47 +9,6 @@ import type { AgentScope } from '../scope.ts'
 /** Called after every append of a published session. Must not throw. */
 export type AppendObserver = (session: SessionLog, event: SessionEvent) => void
 
-const headerIntegers = ['delegationDepth', 'seedLength'] as const
-
-function isNonNegativeSafeInteger(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0 && !Object.is(value, -0)
-}
-
-/**
- * Builds a frozen header, rejecting malformed fields with
- * `session header <field> must be a non-negative safe integer` (and similar for strings).
- */
-export function buildHeader(fields: Record<string, unknown>): SessionHeader {
-  if (typeof fields.id !== 'string' || !fields.id) {
-    throw new SubagentError('INVALID_SESSION', 'session header id must be a non-empty string')
-  }
-  if (typeof fields.createdAt !== 'number' || !Number.isFinite(fields.createdAt)) {
-    throw new SubagentError('INVALID_SESSION', 'session header createdAt must be a finite number')
-  }
-  const header: Record<string, unknown> = { id: fields.id, createdAt: fields.createdAt }
-  for (const key of ['cwd', 'parentSession', 'label', 'callId'] as const) {
-    if (fields[key] === undefined) continue
-    if (typeof fields[key] !== 'string') {
-      throw new SubagentError('INVALID_SESSION', `session header ${key} must be a string`)
-    }
-    header[key] = fields[key]
-  }
-  if (fields.origin !== undefined) {
-    if (fields.origin !== 'subagent') {
-      throw new SubagentError('INVALID_SESSION', 'session header origin must be "subagent"')
-    }
-    header.origin = fields.origin
-  }
-  for (const key of headerIntegers) {
-    if (fields[key] === undefined) continue
-    if (!isNonNegativeSafeInteger(fields[key])) {
-      throw new SubagentError('INVALID_SESSION', `session header ${key} must be a non-negative safe integer`)
-    }
-    header[key] = fields[key]
-  }
-  return Object.freeze(header) as unknown as SessionHeader
-}
-
 /** Validates a seed (contiguous `seq` from 0, string types, JSON data) and returns frozen events. */
 export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
   if (!Array.isArray(seed)) throw new SubagentError('INVALID_SESSION', 'session seed must be an array of events')

@@ -1,5 +1,5 @@
 import { type Context, Service } from 'cordis'
-import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
+import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
 import { jsonViolations } from '../../../lib/json-validation.ts'
 import type {
   Agent,
@@ -63,7 +63,7 @@ function assertDefinition(def: ToolDefinition): void {
     // compiles once (cached per schema object), so a schema ajv cannot use fails here, not mid-turn
     jsonViolations(params, {})
   } catch (error) {
-    throw new TypeError(`tool "${def.name}" parameters: ${error instanceof Error ? error.message : String(error)}`)
+    throw new TypeError(`tool "${def.name}" parameters: ${thrownMessage(error)}`)
   }
   if (typeof def.execute !== 'function') throw new TypeError(`tool "${def.name}" execute must be a function`)
   if (def.concurrent !== undefined && typeof def.concurrent !== 'boolean') {
