@@ -42,6 +42,7 @@ export {
 export type { ErrorCode } from './lib/errors.ts'
 export type * from './lib/types.ts'
 export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'
+export { isEvent, isKnownEvent } from './lib/session-event.ts'
 export type { JsonSchemaType, OutputSchema, StructuredOf } from './lib/structured-type.ts'
 export { subsetOfSchemastery } from './lib/schemastery-subset.ts'
 export {

@@ -8,7 +8,8 @@ import { relative } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { rawService } from '../plugins/host/cordis-bridge.ts'
-import type { Agent, SessionEventData, TurnEndReason, Usage } from '../lib/types.ts'
+import { isEvent } from '../lib/session-event.ts'
+import type { Agent, TurnEndReason, Usage } from '../lib/types.ts'
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
 import type {} from '../plugins/loader/index.ts'
@@ -47,7 +48,7 @@ export function chooseModel(config: DemoDriver.Config, env: NodeJS.ProcessEnv = 
 function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
   for (let index = agent.session.events.length - 1; index >= 0; index--) {
     const event = agent.session.events[index]
-    if (event.type === 'turn/end') return (event.data as SessionEventData['turn/end']).reason
+    if (isEvent(event, 'turn/end')) return event.data.reason
   }
   return undefined
 }
@@ -120,7 +121,7 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
     // unloaded mid-run (hot reload): the parent is gone, and so is the audience
     if (!isActive) return 1
     for (const event of agent.session.events) {
-      if (event.type === 'assistant/message') addUsage(parentUsage, (event.data as SessionEventData['assistant/message']).usage)
+      if (isEvent(event, 'assistant/message')) addUsage(parentUsage, event.data.usage)
     }
     // with TreeBudget loaded, the tree's own roll-up: every agent of the tree, each message once
     const budget = ctx.get('treeBudget') as TreeBudget | undefined

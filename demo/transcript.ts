@@ -10,7 +10,6 @@ import type {
   ContentBlock,
   Session,
   SessionEvent,
-  SessionEventData,
   SubagentInfo,
   SubagentResult,
   TurnEndReason,
@@ -19,6 +18,7 @@ import type {
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
 import { textOf } from '../lib/content.ts'
+import { isKnownEvent } from '../lib/session-event.ts'
 import { StreamedLines, type StreamedPiece } from '../lib/streamed-lines.ts'
 import { hasText, type Locale, localeOption, localizeConfig, localizeDiagnostic, text } from '../locales/index.ts'
 
@@ -232,29 +232,30 @@ export class TranscriptPrinter {
   }
 
   #print(view: SessionView, event: SessionEvent): void {
+    if (!isKnownEvent(event)) return
     const { depth } = view
     switch (event.type) {
       case 'turn/start': {
         view.turnStartedAt = performance.now()
         view.turnUsage = { inputTokens: 0, outputTokens: 0 }
-        const data = event.data as SessionEventData['turn/start']
+        const { data } = event
         this.#trace(depth, this.#tagged(view, `turn/start ${data.turn} (${data.trigger})`))
         return
       }
       case 'assistant/delta': {
-        const data = event.data as SessionEventData['assistant/delta']
+        const { data } = event
         this.#stream(view, data.text)
         return
       }
       case 'user/message': {
-        const data = event.data as SessionEventData['user/message']
+        const { data } = event
         const label = depth > 0 ? 'task' : data.source.kind === 'plugin' ? 'plugin' : 'user'
         // a child's task line always follows its own frame line: no tag needed
         this.#block(depth, label, textOf(data.content).trim())
         return
       }
       case 'assistant/message': {
-        const data = event.data as SessionEventData['assistant/message']
+        const { data } = event
         if (data.usage) {
           view.turnUsage.inputTokens += data.usage.inputTokens
           view.turnUsage.outputTokens += data.usage.outputTokens
@@ -272,7 +273,7 @@ export class TranscriptPrinter {
         return
       }
       case 'tool/result': {
-        const data = event.data as SessionEventData['tool/result']
+        const { data } = event
         const mark = data.isError ? '✗' : '✓'
         this.#line(depth, 'tool', shorten(this.#tagged(view, `${data.name} ${mark} ${textOf(data.content).trim()}`), this.#textWidth(depth)))
         return
@@ -280,7 +281,7 @@ export class TranscriptPrinter {
       case 'turn/end': {
         // a child's outcome is printed once, by `subagent/end`
         if (depth > 0) return
-        const data = event.data as SessionEventData['turn/end']
+        const { data } = event
         const parts = [this.#text('turn', { turn: data.turn, outcome: reasonText(data.reason, this.#locale) })]
         const usage = formatUsage(view.turnUsage, this.#locale)
         if (usage) parts.push(usage)

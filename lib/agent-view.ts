@@ -2,7 +2,8 @@
  * What the inspector shows for one agent, folded from its session header and events. Pure: the
  * caller passes the clock (`now`), so saved sessions and live ones go through the same code.
  */
-import type { SessionEvent, SessionEventData, SessionHeader, Usage } from './types.ts'
+import { isEvent } from './session-event.ts'
+import type { SessionEvent, SessionHeader, Usage } from './types.ts'
 
 export interface AgentView {
   id: string
@@ -46,12 +47,13 @@ export function applyEvent(view: AgentView, event: SessionEvent, seedLength: num
   if (event.type === 'turn/start') {
     view.status = 'running'
     delete view.endedAt
-  } else if (event.type === 'turn/end') {
+  } else if (isEvent(event, 'turn/end')) {
     view.status = 'idle'
-    view.stopReason = (event.data as SessionEventData['turn/end'])?.reason?.kind
+    // saved files are read as they are: a malformed line may lack data or reason
+    view.stopReason = event.data?.reason?.kind
     if (now !== undefined) view.endedAt = now
-  } else if (event.type === 'assistant/message') {
-    const usage = (event.data as SessionEventData['assistant/message'])?.usage
+  } else if (isEvent(event, 'assistant/message')) {
+    const usage = event.data?.usage
     if (usage && Number.isFinite(usage.inputTokens) && Number.isFinite(usage.outputTokens)) {
       view.usage.inputTokens += usage.inputTokens
       view.usage.outputTokens += usage.outputTokens

@@ -3,6 +3,7 @@
  * backward scan, plus a forward pass over the streamed text only when no message carries content.
  */
 import { format } from './i18n.ts'
+import { isEvent, isKnownEvent } from './session-event.ts'
 import type { ContentBlock, SessionEvent, SessionEventData, StopReason, TurnEndReason, Usage } from './types.ts'
 import { redactSecrets } from './redact.ts'
 
@@ -106,9 +107,10 @@ export function readResult(
 
   for (let i = events.length - 1; i >= start; i--) {
     const event = events[i]
+    if (!isKnownEvent(event)) continue
     switch (event.type) {
       case 'assistant/message': {
-        const data = event.data as SessionEventData['assistant/message']
+        const { data } = event
         if (content === undefined && data.content.length > 0) content = data.content
         if (data.usage !== undefined) {
           hasUsage = true
@@ -122,7 +124,7 @@ export function readResult(
         break
       case 'turn/end': {
         if (reason !== undefined) break
-        const data = event.data as SessionEventData['turn/end']
+        const { data } = event
         const kind = data.reason.kind
         // a blocked, aborted, failed or budget-stopped turn claimed input even when no step started
         if (kind === 'blocked' || kind === 'aborted' || kind === 'error' || kind === 'budget') reason = data.reason
@@ -130,13 +132,13 @@ export function readResult(
         break
       }
       case 'step/start':
-        if (pending !== undefined && (event.data as SessionEventData['step/start']).turn === pending.turn) {
+        if (pending !== undefined && event.data.turn === pending.turn) {
           reason = pending.reason
           pending = undefined
         }
         break
       case 'turn/start':
-        if (pending !== undefined && (event.data as SessionEventData['turn/start']).turn === pending.turn) {
+        if (pending !== undefined && event.data.turn === pending.turn) {
           pending = undefined
         }
         break
@@ -162,7 +164,7 @@ function streamedText(events: readonly SessionEvent[], from: number): ContentBlo
   let text = ''
   for (let i = from; i < events.length; i++) {
     const event = events[i]
-    if (event.type === 'assistant/delta') text += (event.data as SessionEventData['assistant/delta']).text
+    if (isEvent(event, 'assistant/delta')) text += event.data.text
   }
   return text === '' ? [] : [{ type: 'text', text }]
 }

@@ -71,12 +71,34 @@ export interface SessionEventData {
 
 export type SessionEventType = keyof SessionEventData
 
-/** One frozen entry of a session log; `seq` equals its index. */
-export interface SessionEvent<T extends string = string> {
+/** An event of one of the loop's types, its `data` typed by `type`. */
+export interface TypedSessionEvent<T extends SessionEventType> {
   readonly seq: number
   readonly type: T
-  readonly data: T extends SessionEventType ? SessionEventData[T] : unknown
+  readonly data: SessionEventData[T]
 }
+
+/** The loop's events as a union keyed by `type`: a `switch` on `type` narrows `data`. */
+export type KnownSessionEvent = { [T in SessionEventType]: TypedSessionEvent<T> }[SessionEventType]
+
+/** An event of any type (plugins append their own); its `data` is unknown until narrowed. */
+export interface AnySessionEvent {
+  readonly seq: number
+  readonly type: string
+  readonly data: unknown
+}
+
+/**
+ * One frozen entry of a session log, `{seq, type, data}` at run time (SPEC §1.2); `seq` equals its
+ * index. Unparameterised it is any event: narrow it with `isEvent(event, type)` or
+ * `isKnownEvent(event)` (`lib/session-event.ts`), never with a cast. `SessionEvent<'turn/end'>`
+ * is that event typed.
+ */
+export type SessionEvent<T extends string = string> = string extends T
+  ? KnownSessionEvent | AnySessionEvent
+  : T extends SessionEventType
+    ? TypedSessionEvent<T>
+    : AnySessionEvent
 
 export interface Session {
   readonly id: string

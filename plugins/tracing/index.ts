@@ -7,7 +7,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { rawService } from '../host/cordis-bridge.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import type { SessionEventData } from '../../lib/types.ts'
+import { isKnownEvent } from '../../lib/session-event.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
@@ -56,6 +56,7 @@ export function Tracing(ctx: Context, config: Tracing.Config): void {
   }
 
   listenDirect(ctx, 'session/event', (session, event) => {
+    if (!isKnownEvent(event)) return
     try {
       switch (event.type) {
         case 'turn/start':
@@ -67,12 +68,11 @@ export function Tracing(ctx: Context, config: Tracing.Config): void {
           break
         }
         case 'assistant/message': {
-          const data = event.data as SessionEventData['assistant/message']
-          book.chatEnded(session.id, data.usage, data.interrupted === true)
+          book.chatEnded(session.id, event.data.usage, event.data.interrupted === true)
           break
         }
         case 'turn/end':
-          book.turnEnded(session.id, (event.data as SessionEventData['turn/end']).reason)
+          book.turnEnded(session.id, event.data.reason)
           break
       }
     } catch (error) {

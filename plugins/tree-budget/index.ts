@@ -2,6 +2,7 @@ import type { Context, Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { Dispatch } from '../host/cordis-bridge.ts'
 import { AgentDisposedError, abortedBeforePublication, SubagentError, thrownMessage } from '../../lib/errors.ts'
+import { isEvent } from '../../lib/session-event.ts'
 import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, SubagentPlan, SubagentResult, SubagentRun, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
@@ -95,8 +96,8 @@ export class TreeBudget {
       if (!isNew) this.#ledger.chargeRequest(node)
     })
     listenDirect(ctx, 'session/event', (session, event) => {
-      if (event.type !== 'assistant/message') return
-      const usage = (event.data as { usage?: { inputTokens: number; outputTokens: number } }).usage
+      if (!isEvent(event, 'assistant/message')) return
+      const usage = event.data.usage
       if (!usage) return
       const node = this.#ledger.known(session)
       if (node) this.#ledger.chargeMessage(node, usage)

@@ -10,7 +10,8 @@
  * (one model request per step) plus the `budget/child` records, all after its seed.
  */
 import type { BudgetAmounts } from '../../lib/tree-budget.ts'
-import type { BudgetReservation, SessionEvent, SessionEventData, TreeUsage } from '../../lib/types.ts'
+import { isEvent } from '../../lib/session-event.ts'
+import type { BudgetReservation, SessionEvent, TreeUsage } from '../../lib/types.ts'
 
 export const GRANT_EVENT = 'budget/grant'
 export const CHILD_EVENT = 'budget/child'
@@ -51,8 +52,8 @@ export function ownRecord(events: readonly SessionEvent[], seedLength: number): 
   const usage: TreeUsage = { inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 }
   for (let i = Math.max(seedLength, 0); i < events.length; i++) {
     const event = events[i]
-    if (event.type === 'assistant/message') {
-      const tokens = (event.data as SessionEventData['assistant/message']).usage
+    if (isEvent(event, 'assistant/message')) {
+      const tokens = event.data.usage
       if (tokens) {
         usage.inputTokens += tokens.inputTokens
         usage.outputTokens += tokens.outputTokens

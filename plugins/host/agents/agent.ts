@@ -4,6 +4,7 @@
 import type { Context } from 'cordis'
 import { copyContent } from '../../../lib/content.ts'
 import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
+import { isKnownEvent } from '../../../lib/session-event.ts'
 import type {
   Agent,
   AgentOptions,
@@ -114,19 +115,16 @@ export class HostAgent implements Agent {
     const events = this.session.events
     for (let i = this.#synced; i < events.length; i++) {
       const event = events[i]
+      if (!isKnownEvent(event)) continue
       switch (event.type) {
-        case 'user/message': {
-          const data = event.data as { content: ContentBlock[] }
-          this.#messages.push({ role: 'user', content: data.content })
+        case 'user/message':
+          this.#messages.push({ role: 'user', content: event.data.content })
           break
-        }
-        case 'assistant/message': {
-          const data = event.data as { content: ContentBlock[] }
-          if (data.content.length) this.#messages.push({ role: 'assistant', content: data.content })
+        case 'assistant/message':
+          if (event.data.content.length) this.#messages.push({ role: 'assistant', content: event.data.content })
           break
-        }
         case 'tool/result': {
-          const data = event.data as { callId: string; name: string; isError: boolean; content: ContentBlock[] }
+          const { data } = event
           this.#messages.push({ role: 'tool', callId: data.callId, name: data.name, isError: data.isError, content: data.content })
           break
         }

@@ -3,7 +3,7 @@
  */
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
-import type { SessionEvent, SessionEventData, SessionEventType, SessionHeader } from '../../../lib/types.ts'
+import type { AnySessionEvent, SessionEvent, SessionEventData, SessionEventType, SessionHeader } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
 /** Called after every append of a published session. Must not throw. */
@@ -78,9 +78,10 @@ export class SessionLog {
     }
     const violation = jsonDataViolation(data)
     if (violation) throw new SubagentError('INVALID_SESSION', appendViolationMessage(type, violation))
-    const event = Object.freeze({ seq: this.#events.length, type, data: deepFreeze(data) }) as SessionEvent<T>
+    const event: AnySessionEvent = Object.freeze({ seq: this.#events.length, type, data: deepFreeze(data) })
     this.#events.push(event)
     this.observer?.(this, event)
-    return event
+    // the one place an event is typed by its `type`: the signature tied `data` to `type` already
+    return event as SessionEvent<T>
   }
 }
