@@ -3,6 +3,7 @@
  * listens, and able to add one extra listener list (an agent's own) after the global ones.
  * Plain code: it reads the table a cordis `EventsService` keeps, registers nothing.
  */
+import { HookMisuseError } from './errors.ts'
 
 export type Listener = (...args: never[]) => unknown
 
@@ -108,7 +109,7 @@ export class Dispatch {
       if (!listener) return core()
       let called = false
       const next = (): Promise<R> => {
-        if (called) throw new Error(`next() called twice in a "${name}" listener`)
+        if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
         called = true
         return Promise.resolve(index + 1).then(step)
       }
@@ -148,7 +149,7 @@ export class Dispatch {
       if (!listener) return core()
       let called = false
       const next = () => {
-        if (called) throw new Error(`next() called twice in a "${name}" listener`)
+        if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
         called = true
         return dispatch()
       }

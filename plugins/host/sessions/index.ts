@@ -2,6 +2,7 @@ import { type Context, Service } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { type HookDispatcher, skipShadow } from '../scope.ts'
 import { type AgentScopeLookup, type AppendObserver, buildHeader, SessionLog, validateSeed } from './session-store.ts'
+import { SubagentError } from '../../../lib/errors.ts'
 
 export { buildHeader, SessionLog, validateSeed }
 
@@ -68,7 +69,7 @@ export class Sessions extends Service {
   /** Makes the session visible and starts emitting `session/event` for it. */
   publish(session: SessionLog): void {
     if (this.published.has(session.id)) {
-      throw new Error(`session "${session.id}" is already published`)
+      throw new SubagentError('INVALID_SESSION', `session "${session.id}" is already published`)
     }
     this.published.set(session.id, session)
     session.observer = this.observer
