@@ -2,7 +2,7 @@
  * Reads an idle child's result from its session log (SPEC §2.4). Pure and O(own events): one
  * backward scan, plus a forward pass over the streamed text only when no message carries content.
  */
-import type { Diagnostic, DiagnosticRenderer } from './diagnostic.ts'
+import { boundDiagnostic, type Diagnostic, type DiagnosticRenderer } from './diagnostic.ts'
 import type { ContentBlock, SessionEvent, SessionEventData, StopReason, TurnEndReason, Usage } from './types.ts'
 import { redactSecrets } from './redact.ts'
 
@@ -171,9 +171,12 @@ function diagnoseError(reason: TurnEndReason | undefined): Diagnostic {
   const code = reason.error?.code
   const hasMessage = typeof message === 'string' && message !== ''
   const hasCode = typeof code === 'string' && code !== ''
-  // an adapter's or tool's message may quote a URL with credentials or a bearer token
-  if (hasMessage && hasCode) return { key: 'failedWithMessageAndCode', params: { message: redactSecrets(message), code: redactSecrets(code) } }
-  if (hasMessage) return { key: 'failedWithMessage', params: { message: redactSecrets(message) } }
+  // an adapter's or tool's message may quote a URL with credentials or a bearer token, and the
+  // carried params stay as bounded as any rendering of them
+  if (hasMessage && hasCode) {
+    return { key: 'failedWithMessageAndCode', params: { message: boundDiagnostic(redactSecrets(message)), code: redactSecrets(code) } }
+  }
+  if (hasMessage) return { key: 'failedWithMessage', params: { message: boundDiagnostic(redactSecrets(message)) } }
   if (hasCode) return { key: 'failedWithCode', params: { code: redactSecrets(code) } }
   return { key: 'failed', params: {} }
 }

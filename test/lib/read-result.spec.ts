@@ -321,6 +321,13 @@ describe('readResult', () => {
       })
     })
 
+    it('bounds the message it carries to 4096 bytes, as the rendered text is', () => {
+      const events = build(...worked(0, 'a', failed('x'.repeat(10_000))))
+      const { diagnosticText } = readInEnglish(events, 0, false)
+      expect(diagnosticText?.key).to.equal('failedWithMessage')
+      expect(utf8Length((diagnosticText?.params as { message: string }).message)).to.equal(4096)
+    })
+
     it('renders the diagnostic with the renderer it is given', () => {
       const events = build(...worked(0, 'a', { kind: 'interrupted' }))
       expect(readResult(events, 0, false, (diagnostic) => `<${diagnostic.key}>`).diagnostic).to.equal('<interrupted>')
