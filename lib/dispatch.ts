@@ -4,6 +4,7 @@
  * it reads the table it is handed and registers nothing; the host hands it cordis's
  * (plugins/host/cordis-bridge.ts).
  */
+import { HookMisuseError } from './errors.ts'
 
 export type Listener = (...args: never[]) => unknown
 
@@ -122,7 +123,7 @@ export class ListenerDispatch {
       if (!listener) return core()
       let called = false
       const next = (): Promise<R> => {
-        if (called) throw new Error(`next() called twice in a "${name}" listener`)
+        if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
         called = true
         return Promise.resolve(index + 1).then(step)
       }
@@ -164,7 +165,7 @@ export class ListenerDispatch {
       if (!listener) return core()
       let called = false
       const next = () => {
-        if (called) throw new Error(`next() called twice in a "${name}" listener`)
+        if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
         called = true
         return dispatch()
       }

@@ -3,6 +3,7 @@ import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts
 import { skipShadow } from '../cordis-bridge.ts'
 import type { AgentScope, HookDispatcher } from '../scope.ts'
 import { type AppendObserver, buildHeader, SessionLog, validateSeed } from './session-store.ts'
+import { SubagentError } from '../../../lib/errors.ts'
 
 export { buildHeader, SessionLog, validateSeed }
 
@@ -68,7 +69,7 @@ export class Sessions extends Service {
    */
   publish(session: SessionLog, scope: AgentScope): void {
     if (this.published.has(session.id)) {
-      throw new Error(`session "${session.id}" is already published`)
+      throw new SubagentError('INVALID_SESSION', `session "${session.id}" is already published`)
     }
     this.published.set(session.id, session)
     session.scope = scope
