@@ -36,7 +36,7 @@ describe('InProcessRun entry checks (SPEC §2.1)', () => {
     const base = host.snapshot()
     const seen: string[] = []
     for (const name of ['agent/created', 'subagent/prepare', 'subagent/start'] as const) {
-      host.root.on(name, () => void seen.push(name))
+      host.on(name, () => void seen.push(name))
     }
     const controller = new AbortController()
     controller.abort()
@@ -66,10 +66,7 @@ describe('InProcessRun entry checks (SPEC §2.1)', () => {
 
   it('lets runtime options deepen the count but never lower the header depth', async () => {
     const host = await createDriverHost()
-    const deep = await host.root.agents.create({
-      header: { delegationDepth: 2 },
-      agentOptions: { provider: 'scripted', model: 'test', subagentDepth: 0 },
-    })
+    const deep = await host.create({ header: { delegationDepth: 2 }, agentOptions: { subagentDepth: 0 } })
     const error = await rejection(host.root.inprocessRun.spawn(host.request({ parent: deep.agent, maxDepth: 2 })))
     expect(error).to.be.instanceOf(SubagentDepthError)
     expect(error.message).to.equal('subagent depth 3 exceeds maxDepth 2')
@@ -110,7 +107,7 @@ describe('InProcessRun entry checks (SPEC §2.1)', () => {
 
   it('uses the smaller of the request cap and the DepthPolicy cap', async () => {
     const host = await createDriverHost()
-    await host.root.plugin(DepthPolicy, { maxDepth: 1 })
+    await host.load(DepthPolicy, { maxDepth: 1 })
     const grand = await host.agent({ subagentDepth: 1 })
     const byPolicy = await rejection(host.root.inprocessRun.spawn(host.request({ parent: grand, maxDepth: 5 })))
     expect(byPolicy.message).to.equal('subagent depth 2 exceeds maxDepth 1')
@@ -150,7 +147,7 @@ describe('InProcessRun entry checks (SPEC §2.1)', () => {
   it('rejects the start when a subagent/prepare listener throws, leaving nothing behind', async () => {
     const host = await createDriverHost()
     const base = host.snapshot()
-    const dispose = host.root.on('subagent/prepare', () => {
+    const dispose = host.on('subagent/prepare', () => {
       throw new Error('policy says no')
     })
     const error = await rejection(host.root.inprocessRun.spawn(host.request()))

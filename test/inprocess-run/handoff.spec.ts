@@ -25,7 +25,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
   it('turns an abort in the gap after publication into a fulfilled run that never sends the prompt', async () => {
     const host = await createDriverHost()
     const controller = new AbortController()
-    const off = host.root.on('agent/created', () => controller.abort())
+    const off = host.on('agent/created', () => controller.abort())
     const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
     off()
     expect(await run.result).to.deep.equal({ output: [], stopReason: 'aborted' })
@@ -39,7 +39,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
     host.scripted.push('hang')
     const controller = new AbortController()
     const streaming = new Promise<void>((resolve) => {
-      const off = host.root.on('session/event', (_session, event) => {
+      const off = host.on('session/event', (_session, event) => {
         if (event.type !== 'assistant/delta') return
         off()
         resolve()
@@ -86,7 +86,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
 
   it('rejects the result with an infrastructure fault while driving', async () => {
     const host = await createDriverHost()
-    const off = host.root.on('subagent/setup', (child) => {
+    const off = host.on('subagent/setup', (child) => {
       ;(child as unknown as { followup: () => void }).followup = () => {
         throw new Error('queue is broken')
       }
@@ -102,7 +102,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
   it('never turns an unobserved rejected result into an unhandled rejection', async () => {
     const host = await createDriverHost()
     const seen = await unhandledDuring(async () => {
-      const off = host.root.on('subagent/setup', (child) => {
+      const off = host.on('subagent/setup', (child) => {
         ;(child as unknown as { followup: () => void }).followup = () => {
           throw new Error('queue is broken')
         }
@@ -117,8 +117,8 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
   it('emits subagent/start and subagent/end with the run info', async () => {
     const host = await createDriverHost()
     const seen: unknown[] = []
-    host.root.on('subagent/start', (info) => void seen.push(info))
-    host.root.on('subagent/end', (info) => void seen.push(info))
+    host.on('subagent/start', (info) => void seen.push(info))
+    host.on('subagent/end', (info) => void seen.push(info))
     host.scripted.push({ text: 'ok', usage: { inputTokens: 5, outputTokens: 2 } })
     const run = await host.root.inprocessRun.spawn(host.request({ label: 'review' }))
     await run.result
@@ -133,7 +133,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
     const offs: (() => void)[] = []
     for (let i = 0; i < 20_000; i++) {
       offs.push(
-        host.root.on('subagent/settle', (_result, _run, next) => {
+        host.on('subagent/settle', (_result, _run, next) => {
           calls++
           return next()
         }),
@@ -150,7 +150,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
 
   it('lets subagent/settle listeners edit the result', async () => {
     const host = await createDriverHost()
-    host.root.on('subagent/settle', async (_result, _run, next) => ({ ...(await next()), diagnostic: 'edited' }))
+    host.on('subagent/settle', async (_result, _run, next) => ({ ...(await next()), diagnostic: 'edited' }))
     host.scripted.push({ text: 'ok' })
     const run = await host.root.inprocessRun.spawn(host.request())
     expect(await run.result).to.deep.equal({ output: [{ type: 'text', text: 'ok' }], stopReason: 'completed', diagnostic: 'edited' })
@@ -159,7 +159,7 @@ describe('InProcessRun handoff and driving (SPEC §2.3)', () => {
 
   it('contains a throwing subagent/end observer', async () => {
     const host = await createDriverHost()
-    host.root.on('subagent/end', () => {
+    host.on('subagent/end', () => {
       throw new Error('observer broke')
     })
     host.scripted.push({ text: 'ok' })
@@ -174,10 +174,10 @@ describe('InProcessRun observer events', () => {
   it('emits subagent/start before subagent/end for a gap abort', async () => {
     const host = await createDriverHost()
     const seen: string[] = []
-    host.root.on('subagent/start', () => void seen.push('start'))
-    host.root.on('subagent/end', (info) => void seen.push(`end ${info.stopReason}`))
+    host.on('subagent/start', () => void seen.push('start'))
+    host.on('subagent/end', (info) => void seen.push(`end ${info.stopReason}`))
     const controller = new AbortController()
-    const off = host.root.on('agent/created', () => controller.abort())
+    const off = host.on('agent/created', () => controller.abort())
     const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
     off()
     await run.result
@@ -188,8 +188,8 @@ describe('InProcessRun observer events', () => {
   it('ends every started run, with the error when its result rejects', async () => {
     const host = await createDriverHost()
     const ends: unknown[] = []
-    host.root.on('subagent/end', (info) => void ends.push(info))
-    host.root.on('subagent/settle', () => {
+    host.on('subagent/end', (info) => void ends.push(info))
+    host.on('subagent/settle', () => {
       throw new Error('settle broke')
     })
     host.scripted.push({ text: 'ok' })

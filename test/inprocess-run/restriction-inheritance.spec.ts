@@ -95,7 +95,7 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
     host.parent.ctx.tools.restrict({ deny: ['shell'] })
     const base = host.snapshot()
     const starts: unknown[] = []
-    const off = host.root.on('subagent/setup', (child) => void starts.push(child))
+    const off = host.on('subagent/setup', (child) => void starts.push(child))
     const error = await rejection(
       host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { allow: ['read', 'shell'] } })),
     )

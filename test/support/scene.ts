@@ -41,10 +41,15 @@ export interface Scene extends TestHost {
   readonly snapshots: readonly Snapshot[]
   /** The fiber of each of `plugins`, in order. */
   readonly fibers: readonly Fiber[]
-  /** Creates a published agent on the scripted model (`scripted`/`test` unless overridden). */
+  /** Creates a published agent on the scripted model (`scripted`/`test` unless overridden), disposed at close. */
   create(options?: CreateAgentOptions): Promise<AgentHandle>
   /** A global listener on the root context, removed at close before the checks. */
   on: Context['on']
+  /**
+   * Loads a plugin for this test only (a hot load, a failing config): unloaded at close before the
+   * checks, so they compare with the baseline taken without it.
+   */
+  load(plugin: Plugin, config?: unknown): Fiber
   /** Runs `cleanup` at close after the checks and the plugins' unload (last registered, first run). */
   defer(cleanup: () => unknown): void
   /**
@@ -67,6 +72,7 @@ export async function scene(options: SceneOptions = {}): Promise<Scene> {
   const fibers: Fiber[] = []
   const handles: AgentHandle[] = []
   const listeners: (() => boolean)[] = []
+  const loaded: Fiber[] = []
   const deferred: (() => unknown)[] = []
   let isClosed = false
 
@@ -84,6 +90,7 @@ export async function scene(options: SceneOptions = {}): Promise<Scene> {
     }
     await attempt(() => Promise.all(handles.map((handle) => handle.dispose())))
     for (const dispose of listeners) dispose()
+    for (const fiber of loaded.reverse()) await attempt(() => fiber.dispose())
     // a scene that unloads the host itself has no host left to count
     const isHostLoaded = (host.root.agents as Context['agents'] | undefined) !== undefined
     if (check) {
@@ -119,25 +126,35 @@ export async function scene(options: SceneOptions = {}): Promise<Scene> {
     throw error
   }
 
+  const create = async (createOptions: CreateAgentOptions = {}): Promise<AgentHandle> => {
+    const handle = await host.root.agents.create({
+      ...createOptions,
+      agentOptions: { provider: 'scripted', model: 'test', ...createOptions.agentOptions },
+    })
+    handles.push(handle)
+    return handle
+  }
+
   const result: Scene = {
     ...host,
     invariants,
     baseline: snapshots[snapshots.length - 1]!,
     snapshots,
     fibers,
-    async create(createOptions = {}) {
-      const handle = await host.root.agents.create({
-        ...createOptions,
-        agentOptions: { provider: 'scripted', model: 'test', ...createOptions.agentOptions },
-      })
-      handles.push(handle)
-      return handle
+    create,
+    async agent(agentOptions = {}, extra = {}) {
+      return (await create({ ...extra, agentOptions: agentOptions as CreateAgentOptions['agentOptions'] })).agent
     },
     on: ((...args: Parameters<Context['on']>) => {
       const dispose = host.root.on(...args)
       listeners.push(dispose)
       return dispose
     }) as Context['on'],
+    load(plugin, config) {
+      const fiber = host.root.plugin(plugin, config as never)
+      loaded.push(fiber)
+      return fiber
+    },
     defer(cleanup) {
       deferred.push(cleanup)
     },
