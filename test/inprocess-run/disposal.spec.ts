@@ -1,6 +1,5 @@
 import { expect } from 'chai'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
-import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { createDriverHost, createGate } from '../support/driver.ts'
 
 describe('InProcessRun ownership and disposal (SPEC §2.5)', () => {
