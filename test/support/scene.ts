@@ -70,6 +70,7 @@ export async function scene(options: SceneOptions = {}): Promise<Scene> {
   const invariants = installInvariants(host.root)
   const snapshots: Snapshot[] = [host.snapshot()]
   const fibers: Fiber[] = []
+  const plugins: Plugin[] = []
   const handles: AgentHandle[] = []
   const listeners: (() => boolean)[] = []
   const loaded: Fiber[] = []
@@ -102,7 +103,10 @@ export async function scene(options: SceneOptions = {}): Promise<Scene> {
     }
     // what the checks did not see (a failed test, or an agent the check already reported)
     if (isHostLoaded) await attempt(() => host.root.agents.disposeAll())
-    for (const fiber of fibers.slice().reverse()) await attempt(() => fiber.dispose())
+    // every fiber of the scene's plugins: a test may have reloaded one under a new fiber
+    for (const plugin of plugins.slice().reverse()) {
+      for (const fiber of [...(host.root.registry.get(plugin)?.fibers ?? [])]) await attempt(() => fiber.dispose())
+    }
     if (check && isHostLoaded && !failures.length) {
       await attempt(() => expect(host.snapshot(), 'the host after unloading the scene plugins').to.deep.equal(snapshots[0]))
     }
@@ -116,6 +120,7 @@ export async function scene(options: SceneOptions = {}): Promise<Scene> {
   try {
     for (const item of options.plugins ?? []) {
       const [plugin, config] = Array.isArray(item) ? item : [item as Plugin, undefined]
+      plugins.push(plugin)
       const fiber = host.root.plugin(plugin, config as never)
       fibers.push(fiber)
       await fiber
