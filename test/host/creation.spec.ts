@@ -1,7 +1,14 @@
 import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
-import { rejectionOf, scene } from '../support/scene.ts'
+import { expectScopeCleared, rejectionOf, scene } from '../support/scene.ts'
+
+/** Nests `1` `depth` levels deep in single-element arrays. */
+function nested(depth: number): unknown {
+  let value: unknown = 1
+  for (let i = 0; i < depth; i++) value = [value]
+  return value
+}
 
 const tool = { name: 'probe', description: 'probe', parameters: { type: 'object' }, execute: () => 'ok' }
 
@@ -344,5 +351,51 @@ describe('agent.ctx (SPEC §1.3)', () => {
     const s = await scene()
     const { agent } = await s.create()
     expect(agent.ctx).to.equal(agent.ctx)
+  })
+})
+
+describe('agents.create: late setups, bad signals and deep seeds (found by the reliability suites)', () => {
+  it('refuses a registration from a setup that outlived its aborted creation', async () => {
+    // was: the late registration landed in the rolled-back agent's tables
+    const host = await scene()
+    const baseline = host.snapshot()
+    const controller = new AbortController()
+    let open!: () => void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    let child: Agent | undefined
+    let late: Promise<unknown> | undefined
+    const creating = host.root.agents.create({
+      signal: controller.signal,
+      setup(agent) {
+        child = agent
+        const ctx = agent.ctx
+        late = opened.then(() => ctx.tools.register(tool))
+        return late.then(() => {})
+      },
+    })
+    await Promise.resolve()
+    controller.abort()
+    expect((await rejectionOf(creating)).name).to.equal('AbortError')
+    open()
+    const error = await rejectionOf(late!)
+    expect(error.message).to.equal(`agent "${child!.id}" is disposed`)
+    expect(error.code).to.equal('AGENT_DISPOSED')
+    expectScopeCleared(child!, 'the rolled-back agent')
+    expect(host.snapshot()).to.deep.equal(baseline)
+  })
+
+  it('rejects a create signal that is not an AbortSignal with a clear TypeError', async () => {
+    // was: `signal.removeEventListener is not a function`, from deep inside the transaction
+    const host = await scene()
+    const error = await rejectionOf(host.root.agents.create({ signal: { aborted: false } as never, setup() {} }))
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('agent create signal must be an AbortSignal')
+  })
+
+  it('names the nesting limit when seed data is JSON but too deep', async () => {
+    // was: `session seed event 0 data must be JSON data`, for data that is JSON
+    const host = await scene()
+    const error = await rejectionOf(host.root.agents.create({ seed: [{ seq: 0, type: 'note', data: nested(300) }] }))
+    expect(error.message).to.equal('session seed event 0 data must be JSON data nested at most 256 levels deep')
   })
 })

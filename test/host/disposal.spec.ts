@@ -3,7 +3,7 @@ import type { Context } from 'cordis'
 import type { Agent, AgentHandle, Session, SessionEvent } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
 import { agentScope } from '../../plugins/host/tools/index.ts'
-import { lastOf, nextEvent, rejectionOf, scene } from '../support/scene.ts'
+import { expectScopeCleared, lastOf, nextEvent, rejectionOf, scene } from '../support/scene.ts'
 
 const tool = { name: 'probe', description: 'probe', parameters: { type: 'object' }, execute: () => 'ok' }
 
@@ -258,5 +258,20 @@ describe('host unload', () => {
     expect(disposed).to.deep.equal([agent.id])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
     s.invariants.check()
+  })
+})
+
+describe('agent disposal: registrations through a disposed context (found by the reliability suites)', () => {
+  it('refuses scoped registrations through the context of a disposed agent', async () => {
+    // was: a tool or section registered after disposal silently entered the cleared tables
+    const host = await scene()
+    const handle = await host.root.agents.create({})
+    const ctx = handle.agent.ctx
+    await handle.dispose()
+    const message = `agent "${handle.agent.id}" is disposed`
+    expect(() => ctx.tools.register(tool)).to.throw(message)
+    expect(() => ctx.systemPrompt.section({ name: 'late', order: 1, text: 'late' })).to.throw(message)
+    expect(() => ctx.tools.guard(() => undefined)).to.throw(message)
+    expectScopeCleared(handle.agent, 'the disposed agent')
   })
 })

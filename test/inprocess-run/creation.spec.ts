@@ -130,3 +130,16 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
     await run.dispose()
   })
 })
+
+describe('InProcessRun creation: agentOptions keys (found by the reliability suites)', () => {
+  it('keeps an own __proto__ key of agentOptions instead of dropping it', async () => {
+    // was: Object.assign ran the __proto__ setter, so the key was lost (and the options' prototype replaced)
+    const host = await createDriverHost()
+    const request = host.request
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(request({ agentOptions: JSON.parse('{"__proto__":{"tier":"gold"}}') }))
+    expect(Object.keys(run.agent.options)).to.include('__proto__')
+    expect(Object.getPrototypeOf(run.agent.options)).to.equal(Object.prototype)
+    await run.dispose()
+  })
+})

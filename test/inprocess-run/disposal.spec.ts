@@ -1,6 +1,9 @@
 import { expect } from 'chai'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
+import type { Agent } from '../../lib/types.ts'
+import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { createDriverHost, createGate } from '../support/driver.ts'
+import { scene } from '../support/scene.ts'
 
 describe('InProcessRun ownership and disposal (SPEC §2.5)', () => {
   it('disposes idempotently and leaves nothing behind', async () => {
@@ -106,5 +109,25 @@ describe('DepthPolicy (SPEC §4)', () => {
     let error: Error | undefined
     await host.root.inprocessRun.spawn(host.request({ maxDepth: 0 })).catch((e) => (error = e))
     expect(error?.message).to.equal('subagent depth 1 exceeds maxDepth 0')
+  })
+})
+
+describe('InProcessRun ownership: a parent disposed at publication (found by the reliability suites)', () => {
+  it('settles a run as aborted when its parent is disposed as the child is published', async () => {
+    // was: run.result rejected with `agent "<id>" is disposed`, as if the driver had failed
+    const host = await scene({ plugins: [InProcessRun] })
+    const baseline = host.snapshot()
+    const parent = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
+    const off = host.on('agent/created', (agent: Agent) => {
+      if (agent.id !== parent.agent.id) void parent.dispose()
+    })
+    const run = await host.root.inprocessRun.spawn({ parent: parent.agent, prompt: 'task', signal: new AbortController().signal })
+    off()
+    expect(await run.result).to.deep.equal({ output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled' })
+    expect(run.isCancelled).to.equal(true)
+    await run.dispose()
+    await parent.dispose()
+    expect(host.scripted.requests).to.have.length(0)
+    expect(host.snapshot()).to.deep.equal(baseline)
   })
 })

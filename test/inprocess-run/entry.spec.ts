@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { SubagentDepthError } from '../../lib/errors.ts'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
 import { createDriverHost } from '../support/driver.ts'
+import { rejectionOf, settles } from '../support/scene.ts'
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -179,4 +180,27 @@ describe('InProcessRun request shape', () => {
       expect(host.snapshot()).to.deep.equal(base)
     })
   }
+})
+
+describe('InProcessRun entry: prepare listeners and prompt blocks (found by the reliability suites)', () => {
+  it('logs the rejection of an async subagent/prepare listener instead of leaving it unhandled', async () => {
+    const host = await createDriverHost()
+    const request = host.request
+    host.on('subagent/prepare', async () => {
+      throw new Error('async policy broke')
+    })
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(request())
+    expect((await settles(run.result, 'run.result')).stopReason).to.equal('completed')
+    expect(host.logged()).to.deep.equal(['a "subagent/prepare" listener failed: async policy broke'])
+    await run.dispose()
+  })
+
+  it('rejects a prompt block with a non-string text at entry', async () => {
+    // was: accepted, and recorded in the session log as a number
+    const host = await createDriverHost()
+    const request = host.request
+    const error = await rejectionOf(host.root.inprocessRun.spawn(request({ prompt: [{ type: 'text', text: 5 }] as never })))
+    expect(error.message).to.equal('subagent request prompt block 0 text must be a string, got number')
+  })
 })

@@ -14,6 +14,7 @@
 import { expect } from 'chai'
 import type { Context, Fiber, Plugin } from 'cordis'
 import type { Agent, AgentHandle, CreateAgentOptions, SessionEvent, ToolResult } from '../../lib/types.ts'
+import { type AgentScope, kScope } from '../../plugins/host/scope.ts'
 import { createHost, type Snapshot, type TestHost } from './harness.ts'
 import { type Invariants, installInvariants } from './invariants.ts'
 import './unhandled.ts'
@@ -226,4 +227,28 @@ export function textOf(result: ToolResult): string {
   const block = result.content[0]!
   expect(block.type).to.equal('text')
   return (block as { text: string }).text
+}
+
+/**
+ * `promise`, or a failure naming `what` when it has not settled after a few event-loop turns. For
+ * microtask-driven scenes (scripted models, tools that do not wait on timers): a promise still
+ * pending then never settles.
+ */
+export async function settles<T>(promise: Promise<T>, what: string): Promise<T> {
+  let done = false
+  const watched = promise.finally(() => {
+    done = true
+  })
+  watched.catch(() => {})
+  for (let i = 0; i < 20 && !done; i++) await new Promise<void>((resolve) => setImmediate(resolve))
+  if (!done) expect.fail(`${what} never settled`)
+  return watched
+}
+
+/** Fails unless the agent's scope holds no registration (tools, sections, hooks, guards, …). */
+export function expectScopeCleared(agent: Agent, what: string): void {
+  const scope = (agent as unknown as { [kScope]?: AgentScope })[kScope]
+  if (!scope) return
+  const left = (['tools', 'sections', 'hooks', 'guards', 'restrictions', 'models'] as const).filter((key) => scope[key] !== undefined)
+  expect(left, `${what}: scoped registrations left`).to.deep.equal([])
 }
