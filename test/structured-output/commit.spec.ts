@@ -169,54 +169,38 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       await run.dispose()
     })
 
-    it('discards the capture when a post-execute listener blocks the enclosing execution', async () => {
-      const fixture = await createFixture()
-      const off = installNest(fixture)
-      const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) => (exec.name === 'nest' ? blocked : next()))
-      fixture.host.scripted.push({ toolCalls: [call('nest', { calls: [capture(3)] })] }, { text: 'done' })
-      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
-      const result = await run.result
-      off()
-      offBlock()
-      expect(result.stopReason).to.equal('error')
-      expect(result).to.not.have.property('structured')
-      await run.dispose()
-    })
-
-    it('discards a nested capture whose own result was blocked, though the enclosing execution succeeds', async () => {
-      const fixture = await createFixture()
-      const off = installNest(fixture)
-      const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) =>
-        exec.name === 'structured_output' ? blocked : next(),
-      )
-      fixture.host.scripted.push({ toolCalls: [call('nest', { calls: [capture(3)] })] }, { text: 'done' })
-      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
-      const result = await run.result
-      off()
-      offBlock()
-      expect(result.stopReason).to.equal('error')
-      expect(result).to.not.have.property('structured')
-      await run.dispose()
-    })
-
-    it('never lets an enclosing execution with the same call id promote a blocked nested stage', async () => {
-      const fixture = await createFixture()
-      const off = installNest(fixture)
-      const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) =>
-        exec.name === 'structured_output' ? blocked : next(),
-      )
-      fixture.host.scripted.push(
-        { toolCalls: [call('nest', { calls: [{ ...capture(3), callId: 'same' }] }, 'same')] },
-        { text: 'done' },
-      )
-      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
-      const result = await run.result
-      off()
-      offBlock()
-      expect(result.stopReason).to.equal('error')
-      expect(result).to.not.have.property('structured')
-      await run.dispose()
-    })
+    const blockedCases = [
+      {
+        title: 'discards the capture when a post-execute listener blocks the enclosing execution',
+        blocks: 'nest',
+        calls: [call('nest', { calls: [capture(3)] })],
+      },
+      {
+        title: 'discards a nested capture whose own result was blocked, though the enclosing execution succeeds',
+        blocks: 'structured_output',
+        calls: [call('nest', { calls: [capture(3)] })],
+      },
+      {
+        title: 'never lets an enclosing execution with the same call id promote a blocked nested stage',
+        blocks: 'structured_output',
+        calls: [call('nest', { calls: [{ ...capture(3), callId: 'same' }] }, 'same')],
+      },
+    ]
+    for (const { title, blocks, calls } of blockedCases) {
+      it(title, async () => {
+        const fixture = await createFixture()
+        const off = installNest(fixture)
+        const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) => (exec.name === blocks ? blocked : next()))
+        fixture.host.scripted.push({ toolCalls: calls }, { text: 'done' })
+        const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+        const result = await run.result
+        off()
+        offBlock()
+        expect(result.stopReason).to.equal('error')
+        expect(result).to.not.have.property('structured')
+        await run.dispose()
+      })
+    }
 
     it('never promotes a live stage through a concurrent execution with the same call id', async () => {
       const fixture = await createFixture()
