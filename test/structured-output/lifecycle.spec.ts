@@ -3,6 +3,7 @@ import type { Agent, Session, SessionEvent, SubagentRun } from '../../lib/types.
 import type { PreStepDecision } from '../../plugins/host/index.ts'
 import StructuredOutput, { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from '../../plugins/structured-output/index.ts'
 import { call, createFixture, type Fixture } from './fixture.ts'
+import { rejectionOf } from '../support/scene.ts'
 
 interface StepGate {
   /** Resolves once a child waits at its first step. */
@@ -25,15 +26,6 @@ function holdSteps(fixture: Fixture): StepGate {
     },
   )
   return { entered, open, dispose }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('StructuredOutput lifecycle', () => {
@@ -84,7 +76,7 @@ describe('StructuredOutput lifecycle', () => {
     it('rejects a later outputSchema start', async () => {
       const fixture = await createFixture()
       await fixture.unload()
-      const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
+      const error = await rejectionOf(fixture.host.root.inprocessRun.spawn(fixture.request()))
       expect((error as Error).message).to.equal('subagent runtime does not support the "outputSchema" capability')
     })
 
@@ -158,7 +150,7 @@ describe('StructuredOutput lifecycle', () => {
       })
       const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
       off()
-      const error = await rejection(run.result)
+      const error = await rejectionOf(run.result)
       expect((error as Error).message).to.equal('queue is broken')
       await fixture.unload()
       expect(settleListeners(fixture)).to.equal(0)
@@ -243,7 +235,7 @@ describe('StructuredOutput lifecycle', () => {
         child = agent
         throw new Error('setup refused')
       })
-      const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
+      const error = await rejectionOf(fixture.host.root.inprocessRun.spawn(fixture.request()))
       off()
       expect((error as Error).message).to.equal('setup refused')
       expect(fixture.host.snapshot()).to.deep.equal(before)

@@ -3,15 +3,7 @@ import sinon from 'sinon'
 import { UnsupportedCapabilityError, UnsupportedSchemaError } from '../../lib/errors.ts'
 import type { JsonSchema } from '../../lib/types.ts'
 import { call, createFixture, type Fixture } from './fixture.ts'
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection')
-}
+import { rejectionOf } from '../support/scene.ts'
 
 /** Starts with `outputSchema`, expects a rejection, and checks that no child was ever made. */
 async function rejectedStart(fixture: Fixture, outputSchema: unknown): Promise<unknown> {
@@ -21,7 +13,7 @@ async function rejectedStart(fixture: Fixture, outputSchema: unknown): Promise<u
   const created = sinon.spy()
   const offSetup = root.on('subagent/setup', setup)
   const offCreated = root.on('agent/created', created)
-  const error = await rejection(root.inprocessRun.spawn(fixture.request({ outputSchema: outputSchema as JsonSchema })))
+  const error = await rejectionOf(root.inprocessRun.spawn(fixture.request({ outputSchema: outputSchema as JsonSchema })))
   offSetup()
   offCreated()
   expect(setup.called, 'subagent/setup ran').to.equal(false)
