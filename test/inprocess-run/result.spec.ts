@@ -58,7 +58,7 @@ describe('InProcessRun result reading (SPEC §2.4)', () => {
 
   it('maps a blocked turn to refusal', async () => {
     const host = await createDriverHost()
-    host.root.on('agent/pre-step', (agent, _info, next) =>
+    host.on('agent/pre-step', (agent, _info, next) =>
       agent.session.header.origin === 'subagent' ? { kind: 'reject' } : next(),
     )
     const run = await host.root.inprocessRun.spawn(host.request())

@@ -5,7 +5,7 @@
 import { expect } from 'chai'
 import type { Agent, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import { abortedBeforePublication } from '../../plugins/inprocess-run/index.ts'
-import { drain, expectedResult, expectScopeCleared, probeScene, type Scenario, settles, StructuredOutput } from './probe.ts'
+import { drain, expectedResult, expectScopeCleared, probeScene, type Scenario, settles, } from './probe.ts'
 
 export type Action =
   | 'abort the request signal'
@@ -29,7 +29,7 @@ export const actions: readonly Action[] = [
   ...cancellations,
   'unload InProcessRun',
   'unload DepthPolicy',
-  ...(StructuredOutput ? (['unload StructuredOutput'] as const) : []),
+  'unload StructuredOutput',
   'hot-reload InProcessRun and its dependents',
   'update the DepthPolicy config',
 ]
