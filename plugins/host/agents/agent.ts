@@ -3,7 +3,7 @@
  */
 import type { Context } from 'cordis'
 import { copyContent } from '../../../lib/content.ts'
-import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
+import { AgentDisposedError } from '../../../lib/errors.ts'
 import type {
   Agent,
   AgentOptions,
@@ -15,7 +15,10 @@ import type {
 } from '../../../lib/types.ts'
 import { type AgentScope, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
-import { type LoopServices, runTurn, type TurnState } from './loop.ts'
+import { type LoopServices, runTurn } from './loop.ts'
+import { TurnState } from './turn-state.ts'
+
+export { TurnCancelledError } from './turn-state.ts'
 
 interface QueuedMessage {
   content: ContentBlock[]
@@ -35,14 +38,6 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
   return copyContent(content, 'message content block')
 }
 
-/** The cancellation reason a turn's signal aborts with. */
-export class TurnCancelledError extends SubagentError {
-  override readonly name = 'TurnCancelledError'
-  constructor(readonly cancelCause: CancelCause) {
-    super('ABORTED', `turn cancelled (${cancelCause.kind})`)
-  }
-}
-
 export class HostAgent implements Agent {
   /** Made together with the scope context: a plain agent has none. */
   [kScope]?: AgentScope
@@ -50,7 +45,7 @@ export class HostAgent implements Agent {
   /** Set once disposal starts: no new input is accepted. */
   closed = false
   #queue?: QueuedMessage[]
-  #current?: TurnState & { controller: AbortController }
+  #current?: TurnState
   #turns: number
   #idle?: { promise: Promise<void>; resolve: () => void }
   #ctx?: Context
@@ -98,10 +93,7 @@ export class HostAgent implements Agent {
 
   cancel(cause: CancelCause): void {
     this.#queue = undefined
-    const current = this.#current
-    if (!current || current.signal.aborted) return
-    current.cause = cause
-    current.controller.abort(new TurnCancelledError(cause))
+    this.#current?.cancel(cause)
   }
 
   /** Model messages for the whole log, synced incrementally (plugins may append too). */
@@ -134,8 +126,7 @@ export class HostAgent implements Agent {
   #start(message: QueuedMessage): void {
     this.status = 'running'
     const turn = ++this.#turns
-    const controller = new AbortController()
-    const state = { turn, signal: controller.signal, controller, cause: undefined as CancelCause | undefined }
+    const state = new TurnState(turn)
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
     this.session.append('user/message', { content: message.content, source: { kind: message.source } })
@@ -147,7 +138,11 @@ export class HostAgent implements Agent {
         return agent[kScope]
       },
       session: this.session,
-      messages: () => this.messages(),
+      // a method, not an arrow: under tsx (keepNames) a named arrow is renamed per turn, which
+      // turns the function object into a dictionary (≈ 0.25 KB and a slow path every turn)
+      messages() {
+        return agent.messages()
+      },
     }
     runTurn(subject, state, this.services).then((reason) => this.#finish(turn, reason))
   }
