@@ -151,11 +151,13 @@ export function readResult(
   let stopReason = stopReasonOf(reason)
   if (cancelled && stopReason !== 'completed') stopReason = 'aborted'
 
-  const result: ReadResult = { output, stopReason }
   // an adapter's or tool's message may quote a URL with credentials or a bearer token
-  if (stopReason !== 'completed') result.diagnostic = truncate(redactSecrets(diagnose(stopReason, reason, texts)))
-  if (hasUsage) result.usage = { inputTokens, outputTokens }
-  return result
+  const diagnostic = stopReason !== 'completed' ? truncate(redactSecrets(diagnose(stopReason, reason, texts))) : undefined
+  const usage = hasUsage ? { inputTokens, outputTokens } : undefined
+  // each shape written whole: a result grown key by key needs a second block for its keys, and
+  // a finished child holds its result for as long as it lives
+  if (diagnostic === undefined) return usage ? { output, stopReason, usage } : { output, stopReason }
+  return usage ? { output, stopReason, diagnostic, usage } : { output, stopReason, diagnostic }
 }
 
 function streamedText(events: readonly SessionEvent[], from: number): ContentBlock[] {

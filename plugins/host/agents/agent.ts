@@ -25,8 +25,22 @@ interface QueuedMessage {
   source: 'user' | 'plugin'
 }
 
-/** Builds the scope context on first use; supplied by the agents service. */
-export type ScopeFactory = (agent: HostAgent) => Context
+/** Builds an agent's scope context on first use: the agents service. */
+export interface ScopeFactory {
+  createScope(agent: HostAgent, ownerCtx: Context): Context
+}
+
+/**
+ * Whose context an agent's scope derives from: its owner agent's (read when needed, since reading
+ * it makes the owner's scope), else the creating plugin's context.
+ */
+export type ScopeOwner = Agent | Context
+
+// shared by every user/message event (event data is frozen): one object less per live turn
+const messageSources = Object.freeze({
+  user: Object.freeze({ kind: 'user' as const }),
+  plugin: Object.freeze({ kind: 'plugin' as const }),
+})
 
 /**
  * The message as session content: checked and copied before the turn starts, so a bad block
@@ -49,7 +63,8 @@ export class HostAgent implements Agent {
   #turns: number
   #idle?: { promise: Promise<void>; resolve: () => void }
   #ctx?: Context
-  #messages: ModelMessage[] = []
+  /** Model messages synced from the log so far; dropped while idle (rebuilt by the next turn). */
+  #messages?: ModelMessage[]
   #synced = 0
 
   constructor(
@@ -57,7 +72,9 @@ export class HostAgent implements Agent {
     readonly session: SessionLog,
     readonly options: Readonly<AgentOptions>,
     private readonly services: LoopServices,
-    private readonly scopeFactory: ScopeFactory,
+    // fields, not a closure over the creation transaction: a live agent should not pin that frame
+    private readonly scopes: ScopeFactory,
+    private readonly owner: ScopeOwner,
   ) {
     let turns = 0
     for (const event of session.events) if (event.type === 'turn/start') turns++
@@ -68,7 +85,8 @@ export class HostAgent implements Agent {
   get ctx(): Context {
     if (this.#ctx) return this.#ctx
     if (this.closed) throw new AgentDisposedError(this.id)
-    return (this.#ctx = this.scopeFactory(this))
+    const owner = this.owner
+    return (this.#ctx = this.scopes.createScope(this, owner instanceof HostAgent ? owner.ctx : (owner as Context)))
   }
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
@@ -99,28 +117,29 @@ export class HostAgent implements Agent {
   /** Model messages for the whole log, synced incrementally (plugins may append too). */
   messages(): readonly ModelMessage[] {
     const events = this.session.events
+    const messages = (this.#messages ??= [])
     for (let i = this.#synced; i < events.length; i++) {
       const event = events[i]
       switch (event.type) {
         case 'user/message': {
           const data = event.data as { content: ContentBlock[] }
-          this.#messages.push({ role: 'user', content: data.content })
+          messages.push({ role: 'user', content: data.content })
           break
         }
         case 'assistant/message': {
           const data = event.data as { content: ContentBlock[] }
-          if (data.content.length) this.#messages.push({ role: 'assistant', content: data.content })
+          if (data.content.length) messages.push({ role: 'assistant', content: data.content })
           break
         }
         case 'tool/result': {
           const data = event.data as { callId: string; name: string; isError: boolean; content: ContentBlock[] }
-          this.#messages.push({ role: 'tool', callId: data.callId, name: data.name, isError: data.isError, content: data.content })
+          messages.push({ role: 'tool', callId: data.callId, name: data.name, isError: data.isError, content: data.content })
           break
         }
       }
     }
     this.#synced = events.length
-    return this.#messages.slice()
+    return messages.slice()
   }
 
   #start(message: QueuedMessage): void {
@@ -129,7 +148,7 @@ export class HostAgent implements Agent {
     const state = new TurnState(turn)
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
-    this.session.append('user/message', { content: message.content, source: { kind: message.source } })
+    this.session.append('user/message', { content: message.content, source: messageSources[message.source] })
     const agent = this
     const subject = {
       agent,
@@ -156,6 +175,9 @@ export class HostAgent implements Agent {
       return
     }
     this.status = 'idle'
+    // an idle agent holds its log, not a second copy of it as model messages
+    this.#messages = undefined
+    this.#synced = 0
     const idle = this.#idle
     this.#idle = undefined
     idle?.resolve()

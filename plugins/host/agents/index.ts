@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import { type Context, type EventOptions, getTraceable, Service } from 'cordis'
 import { subscribeAbort } from '../../../lib/abort-signal.ts'
 import { rawService } from '../../../lib/dispatch.ts'
 import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
+import { flatUuid } from '../../../lib/uuid.ts'
 import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { AgentScope, installScoped, kScope, type Listener, scopedEvents, scopeOf, skipShadow } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
@@ -73,15 +73,17 @@ export interface CreateOptions extends CreateAgentOptions {
   owner?: Agent
 }
 
-interface AgentRecord {
-  readonly agent: HostAgent
-  readonly handle: AgentHandle
+/** A live agent's bookkeeping; a class so every field has its slot from the start (no growth). */
+class AgentRecord {
+  handle!: AgentHandle
   /** Agents this one owns; made on first use. */
-  children?: Set<AgentRecord>
-  owner?: AgentRecord
+  children?: Set<AgentRecord> = undefined
+  owner?: AgentRecord = undefined
   /** Removes the "dispose with the creating plugin" effect, for agents owned by a plugin. */
-  release?: () => void
-  disposal?: Promise<void>
+  release?: () => void = undefined
+  disposal?: Promise<void> = undefined
+
+  constructor(readonly agent: HostAgent) {}
 }
 
 function isPositiveSafeInteger(value: unknown): boolean {
@@ -234,7 +236,7 @@ export class Agents extends Service {
     const { signal, setup } = options
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('agent create signal must be an AbortSignal')
     if (setup !== undefined && typeof setup !== 'function') throw new TypeError('agent create setup must be a function')
-    const id = stored?.header.id ?? options.sessionId ?? randomUUID()
+    const id = stored?.header.id ?? options.sessionId ?? flatUuid()
     if (signal?.aborted) throw abortError(id, signal)
     if (typeof id !== 'string' || !id) throw new TypeError('sessionId must be a non-empty string')
     if (this.records.has(id) || this.services.sessions.get(id)) {
@@ -248,9 +250,7 @@ export class Agents extends Service {
     if (ownerAgent && owner?.agent !== ownerAgent) {
       throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
     }
-    const agent = new HostAgent(id, session, agentOptions, this.services, (self) =>
-      this.createScope(self, owner ? owner.agent.ctx : callerCtx),
-    )
+    const agent = new HostAgent(id, session, agentOptions, this.services, this, owner ? owner.agent : callerCtx)
     const record = this.makeRecord(agent)
     if (setup) {
       const race = signal ? abortRace(id, signal) : undefined
@@ -275,11 +275,21 @@ export class Agents extends Service {
   }
 
   private makeRecord(agent: HostAgent): AgentRecord {
-    const record: AgentRecord = {
-      agent,
-      handle: Object.freeze({ agent, dispose: () => (record.disposal ??= this.disposeRecord(record)) }),
-    }
+    const record = new AgentRecord(agent)
+    record.handle = Object.freeze({ agent, dispose: this.disposerOf(record) })
     return record
+  }
+
+  /**
+   * `handle.dispose`: a bound function (smaller than a closure and its context, and never renamed
+   * by tsx the way a named arrow is; see README).
+   */
+  private disposerOf(record: AgentRecord): () => Promise<void> {
+    return this.disposeOnce.bind(this, record)
+  }
+
+  private disposeOnce(record: AgentRecord): Promise<void> {
+    return (record.disposal ??= this.disposeRecord(record))
   }
 
   /**
@@ -343,7 +353,7 @@ export class Agents extends Service {
    * fiber; the fiber, a child of the owner's, is made on first demand (`ctx.fiber`: an effect, a
    * sub-plugin, any other listener) and disposed with the agent.
    */
-  private createScope(agent: HostAgent, ownerCtx: Context): Context {
+  createScope(agent: HostAgent, ownerCtx: Context): Context {
     const scope = (agent[kScope] ??= new AgentScope(agent))
     const ctx = ownerCtx.extend() as Context
     Object.defineProperty(ctx, kScope, { value: scope })

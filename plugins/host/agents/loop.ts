@@ -19,6 +19,7 @@ import type { SessionLog } from '../sessions/session-store.ts'
 import type { SystemPrompt } from '../system-prompt/index.ts'
 import type { Tools } from '../tools/index.ts'
 import { runStepCalls } from './tool-calls.ts'
+import { TurnModelRequest } from './model-request.ts'
 import type { TurnState } from './turn-state.ts'
 
 export interface LoopServices {
@@ -48,6 +49,8 @@ export type PreStepDecision =
   | { kind: 'budget'; limit: BudgetLimit; used?: number; max?: number }
 
 const enter: PreStepDecision = Object.freeze({ kind: 'enter' })
+// shared by every turn that ends so (turn/end data is frozen): one object less per live agent
+const completed: TurnEndReason = Object.freeze({ kind: 'completed' })
 
 function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code
@@ -99,7 +102,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     const outcome = await callModel(subject, state, services, step)
     if (outcome.end) return outcome.end
     const calls = outcome.calls
-    if (!calls.length) return { kind: 'completed' }
+    if (!calls.length) return completed
     // tools get the signal and are awaited: one may need to clean up (the subagent tool
     // disposes its run) before the turn ends
     await runStepCalls(calls, { agent, session, tools, turn, step, signal: state.signal })
@@ -110,7 +113,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
       // (instead of going unhandled) and a falsy resolution does not end it
       if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
       if (state.aborted) return aborted(state)
-      if (stop) return { kind: 'completed' }
+      if (stop) return completed
     }
     if (step >= maxSteps) {
       return { kind: 'error', error: { message: `turn exceeded maxSteps ${maxSteps}`, code: 'MAX_STEPS' } }
@@ -197,18 +200,7 @@ async function callModel(
   }
   const system = services.systemPrompt.assemble(agent).text
   const schemas = services.tools.schemas(agent)
-  const request = {
-    agent,
-    model,
-    system,
-    messages: subject.messages(),
-    ...(schemas.length ? { tools: schemas } : {}),
-    ...(maxTokens !== undefined ? { maxTokens } : {}),
-    // made on first read: an adapter that never looks at it costs the turn no AbortController
-    get signal() {
-      return state.signal
-    },
-  }
+  const request = new TurnModelRequest(agent, model, system, subject.messages(), schemas, maxTokens, state)
   let text = ''
   const calls: ToolCallBlock[] = []
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
