@@ -13,7 +13,7 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { type AgentScope, kScope } from '../scope.ts'
+import { AgentScope, kScope, scopeOf } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { type LoopServices, runTurn } from './loop.ts'
 import { TurnState } from './turn-state.ts'
@@ -25,16 +25,11 @@ interface QueuedMessage {
   source: 'user' | 'plugin'
 }
 
-/** Builds an agent's scope context on first use: the agents service. */
-export interface ScopeFactory {
-  createScope(agent: HostAgent, ownerCtx: Context): Context
+/** What an agent runs with: the loop's services, and the maker of its context. */
+export interface AgentRuntime extends LoopServices {
+  /** Makes the agent's context, on first `agent.ctx` (see agent-context.ts). */
+  createContext(agent: HostAgent): Context
 }
-
-/**
- * Whose context an agent's scope derives from: its owner agent's (read when needed, since reading
- * it makes the owner's scope), else the creating plugin's context.
- */
-export type ScopeOwner = Agent | Context
 
 // shared by every user/message event (event data is frozen): one object less per live turn
 const messageSources = Object.freeze({
@@ -53,8 +48,8 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
 }
 
 export class HostAgent implements Agent {
-  /** Made together with the scope context: a plain agent has none. */
-  [kScope]?: AgentScope
+  /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
+  readonly [kScope]: AgentScope
   status: AgentStatus = 'idle'
   /** Set once disposal starts: no new input is accepted. */
   closed = false
@@ -71,11 +66,11 @@ export class HostAgent implements Agent {
     readonly id: string,
     readonly session: SessionLog,
     readonly options: Readonly<AgentOptions>,
-    private readonly services: LoopServices,
-    // fields, not a closure over the creation transaction: a live agent should not pin that frame
-    private readonly scopes: ScopeFactory,
-    private readonly owner: ScopeOwner,
+    private readonly services: AgentRuntime,
+    owner: Agent | undefined,
+    callerCtx: Context,
   ) {
+    this[kScope] = new AgentScope(this, owner, callerCtx)
     let turns = 0
     for (const event of session.events) if (event.type === 'turn/start') turns++
     this.#turns = turns
@@ -85,8 +80,7 @@ export class HostAgent implements Agent {
   get ctx(): Context {
     if (this.#ctx) return this.#ctx
     if (this.closed) throw new AgentDisposedError(this.id)
-    const owner = this.owner
-    return (this.#ctx = this.scopes.createScope(this, owner instanceof HostAgent ? owner.ctx : (owner as Context)))
+    return (this.#ctx = this.services.createContext(this))
   }
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
@@ -152,10 +146,7 @@ export class HostAgent implements Agent {
     const agent = this
     const subject = {
       agent,
-      // read on every use: a scope made mid-turn takes effect at once
-      get scope() {
-        return agent[kScope]
-      },
+      scope: scopeOf(this),
       session: this.session,
       // a method, not an arrow: under tsx (keepNames) a named arrow is renamed per turn, which
       // turns the function object into a dictionary (≈ 0.25 KB and a slow path every turn)
