@@ -257,8 +257,32 @@ async function runPhase(phase: Phase): Promise<Record<string, number>> {
   await fullGc()
   const samples: number[] = []
   for (let i = 0; i < scale(3000); i++) samples.push(await bench.cycle())
+  const sameProcess = await siblingsRatio(bench)
   await Promise.all(siblings.map((run) => run.dispose()))
-  return { cycle_p50_us_with_1000_live_siblings: median(samples) }
+  return { cycle_p50_us_with_1000_live_siblings: median(samples), ...sameProcess }
+}
+
+/**
+ * The siblings figure as a same-process ratio: the host holding the siblings and a second host
+ * without any, measured in alternating blocks so both see the same machine noise and JIT state
+ * (the BENCH.md figure above is compared with the latency phase's, another process).
+ */
+async function siblingsRatio(bench: Bench): Promise<Record<string, number>> {
+  const alone = await setupHost()
+  for (let i = 0; i < scale(1000); i++) await alone.cycle()
+  await fullGc()
+  const withSiblings: number[] = []
+  const without: number[] = []
+  const block = 250
+  for (let b = 0; b < scale(12); b++) {
+    for (let i = 0; i < block; i++) without.push(await alone.cycle())
+    for (let i = 0; i < block; i++) withSiblings.push(await bench.cycle())
+  }
+  const p50Without = median(without)
+  return {
+    cycle_p50_us_without_siblings_same_process: p50Without,
+    siblings_cycle_p50_ratio: median(withSiblings) / p50Without,
+  }
 }
 
 type Bench = Awaited<ReturnType<typeof setupHost>>

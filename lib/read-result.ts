@@ -101,14 +101,13 @@ export function readResult(
   let stopReason = stopReasonOf(reason)
   if (cancelled && stopReason !== 'completed') stopReason = 'aborted'
 
-  const result: ReadResult = { output, stopReason }
-  if (stopReason !== 'completed') {
-    const diagnosticText = diagnose(stopReason, reason)
-    result.diagnostic = render(diagnosticText)
-    result.diagnosticText = diagnosticText
-  }
-  if (hasUsage) result.usage = { inputTokens, outputTokens }
-  return result
+  const usage = hasUsage ? { inputTokens, outputTokens } : undefined
+  // each shape written whole: a result grown key by key needs a second block for its keys, and
+  // a finished child holds its result for as long as it lives
+  if (stopReason === 'completed') return usage ? { output, stopReason, usage } : { output, stopReason }
+  const diagnosticText = diagnose(stopReason, reason)
+  const diagnostic = render(diagnosticText)
+  return usage ? { output, stopReason, diagnostic, diagnosticText, usage } : { output, stopReason, diagnostic, diagnosticText }
 }
 
 function streamedText(events: readonly SessionEvent[], from: number): ContentBlock[] {
