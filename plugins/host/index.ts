@@ -44,7 +44,7 @@ export function Host(ctx: Context, config: Host.Config): void {
   sessions.attach(dispatcher, (id) => agents.scopeOf(id))
   tools.attach(dispatcher)
   systemPrompt.attach(dispatcher)
-  agents.attach({ sessions, tools, systemPrompt, models, dispatcher, defaultMaxSteps: config.maxSteps })
+  agents.attach({ sessions, tools, systemPrompt, models, dispatcher, defaultMaxSteps: config.maxSteps, meters: [] })
 
   // a listener registered through an agent's context for an event about agents goes into that
   // agent's own table, so other agents' dispatches never scan it

@@ -3,7 +3,7 @@ import { type Context, type EventOptions, getTraceable, Service } from 'cordis'
 import { subscribeAbort } from '../../../lib/abort-signal.ts'
 import { rawService } from '../../../lib/dispatch.ts'
 import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
-import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
+import type { Agent, AgentHandle, AgentMeter, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { AgentScope, installScoped, kScope, type Listener, scopedEvents, scopeOf, skipShadow } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
@@ -180,6 +180,21 @@ export class Agents extends Service {
 
   list(): Agent[] {
     return [...this.records.values()].map((record) => record.agent)
+  }
+
+  /**
+   * Installs `meter` for the calling plugin's lifetime: the loop calls it directly at every step,
+   * send and counted message of every agent (see `AgentMeter`). Returns its removal.
+   */
+  meter(meter: AgentMeter): () => void {
+    const meters = this.services.meters
+    return this.ctx.effect(() => {
+      meters.push(meter)
+      return () => {
+        const index = meters.indexOf(meter)
+        if (index >= 0) meters.splice(index, 1)
+      }
+    }, 'ctx.agents.meter()') as () => void
   }
 
   /** The scope of a published agent, by id (sessions share their agent's id). */
