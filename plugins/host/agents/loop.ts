@@ -5,6 +5,7 @@
 import { SubagentError, thrownMessage as messageOf } from '../../../lib/errors.ts'
 import type {
   Agent,
+  AgentMeter,
   BudgetLimit,
   ContentBlock,
   ModelMessage,
@@ -28,6 +29,8 @@ export interface LoopServices {
   models: Models
   dispatcher: HookDispatcher
   defaultMaxSteps: number
+  /** Installed by `ctx.agents.meter()`; called in order at each step, send and counted message. */
+  meters: AgentMeter[]
 }
 
 /** What the loop needs from the agent it drives. */
@@ -56,6 +59,10 @@ function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code
   const message = messageOf(error) || 'unknown error'
   return typeof code === 'string' ? { kind: 'error', error: { message, code } } : { kind: 'error', error: { message } }
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null | undefined)?.then === 'function'
 }
 
 function isBudgetStop(value: unknown): value is Extract<PreStepDecision, { kind: 'budget' }> {
@@ -88,15 +95,21 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     if (state.aborted) return aborted(state)
     const info = { turn, step }
     if (dispatcher.has('agent/pre-step', subject.scope)) {
-      const decision = await dispatcher.waterfall<PreStepDecision | Promise<PreStepDecision>>(
+      const answer = dispatcher.waterfall<PreStepDecision | PromiseLike<PreStepDecision>>(
         subject.scope,
         'agent/pre-step',
         [agent, info],
         () => enter,
       )
+      // a synchronous answer costs no tick: an always-on listener (a tree budget) is on every step
+      const decision = isThenable(answer) ? await answer : answer
       if (state.aborted) return aborted(state)
       if (decision?.kind === 'reject') return { kind: 'blocked' }
       if (decision?.kind === 'budget') return budgetEnd(decision)
+    }
+    for (const meter of services.meters) {
+      const stop = meter.beforeStep(agent)
+      if (stop) return budgetEnd(stop)
     }
     session.append('step/start', { turn, step })
     const outcome = await callModel(subject, state, services, step)
@@ -211,6 +224,10 @@ async function callModel(
     const stop = services.dispatcher.bail(subject.scope, 'agent/model-request', agent, { turn, step, provider, model })
     if (isBudgetStop(stop)) return { end: budgetEnd(stop), calls: [] }
   }
+  for (const meter of services.meters) {
+    const stop = meter.request(agent)
+    if (stop) return { end: budgetEnd(stop), calls: [] }
+  }
   const parts = iterate(adapter.stream(request), provider)
   try {
     while (true) {
@@ -248,6 +265,8 @@ async function callModel(
   // a truncated step's tool calls are incomplete: drop them
   if (!truncated) for (const call of calls) content.push(call)
   const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
+  // counted before the append: an observer of the message's `session/event` sees it in the figures
+  if (counted) for (const meter of services.meters) meter.usage(agent, counted)
   session.append('assistant/message', counted ? { turn, step, content, usage: counted } : { turn, step, content })
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
   return { calls }
