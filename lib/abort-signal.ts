@@ -4,9 +4,57 @@
  * at 11 (a false alarm, since each is removed on settle). Plain code: no cordis, no I/O.
  */
 
-interface Fanout {
-  readonly callbacks: Set<() => void>
-  readonly listener: () => void
+/** One subscription; its own object, so one callback subscribed twice is removed once at a time. */
+interface Subscription {
+  readonly callback: () => void
+}
+
+/**
+ * A signal's one listener (an `EventListener` object: no closure per signal) and its subscribers.
+ * A single subscriber, the usual case, needs no set.
+ */
+class Fanout {
+  #only?: Subscription
+  #more?: Set<Subscription>
+
+  constructor(private readonly signal: AbortSignal) {}
+
+  add(subscription: Subscription): void {
+    if (!this.#only && !this.#more?.size) {
+      this.#only = subscription
+      return
+    }
+    const more = (this.#more ??= new Set())
+    if (this.#only) {
+      // keep subscription order: the single subscriber moves into the set first
+      more.add(this.#only)
+      this.#only = undefined
+    }
+    more.add(subscription)
+  }
+
+  /** Removes one subscription; true when it was there and was the last one. */
+  remove(subscription: Subscription): boolean {
+    if (this.#only === subscription) this.#only = undefined
+    else if (!this.#more?.delete(subscription)) return false
+    return !this.#only && !this.#more?.size
+  }
+
+  handleEvent(): void {
+    fanouts.delete(this.signal)
+    const subscriptions = this.#only ? [this.#only] : [...(this.#more ?? [])]
+    this.#only = undefined
+    this.#more = undefined
+    let failure: { error: unknown } | undefined
+    for (const { callback } of subscriptions) {
+      try {
+        callback()
+      } catch (error) {
+        failure ??= { error }
+      }
+    }
+    if (failure) throw failure.error
+  }
 }
 
 const fanouts = new WeakMap<AbortSignal, Fanout>()
@@ -20,32 +68,16 @@ const fanouts = new WeakMap<AbortSignal, Fanout>()
 export function subscribeAbort(signal: AbortSignal, callback: () => void): () => void {
   let fanout = fanouts.get(signal)
   if (!fanout) {
-    const callbacks = new Set<() => void>()
-    const listener = () => {
-      fanouts.delete(signal)
-      let failure: { error: unknown } | undefined
-      for (const fn of [...callbacks]) {
-        try {
-          fn()
-        } catch (error) {
-          failure ??= { error }
-        }
-      }
-      callbacks.clear()
-      if (failure) throw failure.error
-    }
-    fanout = { callbacks, listener }
+    fanout = new Fanout(signal)
     fanouts.set(signal, fanout)
-    signal.addEventListener('abort', listener, { once: true })
+    signal.addEventListener('abort', fanout, { once: true })
   }
-  // a wrapper per subscription, so one callback subscribed twice is removed once at a time
-  const entry = () => callback()
+  const subscription: Subscription = { callback }
   const current = fanout
-  const { callbacks, listener } = current
-  callbacks.add(entry)
+  current.add(subscription)
   return () => {
-    if (!callbacks.delete(entry) || callbacks.size > 0 || fanouts.get(signal) !== current) return
+    if (!current.remove(subscription) || fanouts.get(signal) !== current) return
     fanouts.delete(signal)
-    signal.removeEventListener('abort', listener)
+    signal.removeEventListener('abort', current)
   }
 }

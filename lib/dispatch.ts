@@ -4,6 +4,7 @@
  * it reads the table it is handed and registers nothing; the host hands it cordis's
  * (plugins/host/cordis-bridge.ts).
  */
+import { HookMisuseError } from './errors.ts'
 
 export type Listener = (...args: never[]) => unknown
 
@@ -113,22 +114,9 @@ export class ListenerDispatch {
    * and starts the inner listener a microtask later, on a fresh stack, so the stack depth stays
    * the same however many listeners there are. A throw or rejection propagates.
    */
-  async waterfallAsync<R>(name: string, args: unknown[], core: () => R | Promise<R>, local?: readonly Listener[]): Promise<R> {
+  waterfallAsync<R>(name: string, args: unknown[], core: () => R | Promise<R>, local?: readonly Listener[]): Promise<R> {
     this.observe('waterfall', name, args)
-    const listeners = this.listeners(name, local)
-    if (!listeners) return core()
-    const step = async (index: number): Promise<R> => {
-      const listener = listeners[index]
-      if (!listener) return core()
-      let called = false
-      const next = (): Promise<R> => {
-        if (called) throw new Error(`next() called twice in a "${name}" listener`)
-        called = true
-        return Promise.resolve(index + 1).then(step)
-      }
-      return (listener as (...a: unknown[]) => R | Promise<R>)(...args, next)
-    }
-    return step(0)
+    return fallAsync(this.listeners(name, local) ?? [], 0, name, args, core)
   }
 
   /**
@@ -158,18 +146,73 @@ export class ListenerDispatch {
     this.observe('waterfall', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return core()
-    let index = 0
-    const dispatch = (): R => {
-      const listener = listeners[index++]
-      if (!listener) return core()
-      let called = false
-      const next = () => {
-        if (called) throw new Error(`next() called twice in a "${name}" listener`)
-        called = true
-        return dispatch()
-      }
-      return (listener as (...a: unknown[]) => R)(...args, next)
-    }
-    return dispatch()
+    return fall(listeners, 0, name, args, core)
   }
+
+  /**
+   * Like `serial`, without a tick for listeners that answer at once: returns `undefined` when
+   * every listener returned something other than a promise (a throw then propagates
+   * synchronously); from the first promise on, the rest run in turn after it and the returned
+   * promise settles with them.
+   */
+  serialEager(name: string, args: unknown[], local?: readonly Listener[]): Promise<void> | undefined {
+    this.observe('serial', name, args)
+    const listeners = this.listeners(name, local)
+    if (!listeners) return undefined
+    for (let index = 0; index < listeners.length; index++) {
+      const result = (listeners[index] as (...a: unknown[]) => unknown)(...args)
+      if (isThenable(result)) return serialAfter(result, listeners, index + 1, args)
+    }
+    return undefined
+  }
+}
+
+// The `next` functions below are inline arrows on purpose: under tsx (esbuild `keepNames`) a
+// closure bound to a name gets an `Object.defineProperty` each time it is made (≈ 1 µs here),
+// and a waterfall makes one per listener on every dispatch.
+
+/** Calls `listeners[index]` with a `next()` that goes on at `index + 1`, once. */
+function fall<R>(listeners: Listener[], index: number, name: string, args: unknown[], core: () => R): R {
+  const listener = listeners[index]
+  if (!listener) return core()
+  let called = false
+  return (listener as (...a: unknown[]) => R)(...args, () => {
+    if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
+    called = true
+    return fall(listeners, index + 1, name, args, core)
+  })
+}
+
+/**
+ * `fall` for `waterfallAsync`: `next()` starts the inner listener a microtask later. A listener's
+ * promise is passed on as it is, not wrapped in one more.
+ */
+function fallAsync<R>(listeners: Listener[], index: number, name: string, args: unknown[], core: () => R | Promise<R>): Promise<R> {
+  try {
+    return Promise.resolve(fallAsyncStep(listeners, index, name, args, core))
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+/** One listener (or the core) of `fallAsync`; its `next()` answer is a promise. */
+function fallAsyncStep<R>(listeners: Listener[], index: number, name: string, args: unknown[], core: () => R | Promise<R>): R | Promise<R> {
+  const listener = listeners[index]
+  if (!listener) return core()
+  let called = false
+  return (listener as (...a: unknown[]) => R | Promise<R>)(...args, () => {
+    if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
+    called = true
+    // a plain value from the inner step resolves this promise without one more adoption
+    return Promise.resolve(index + 1).then((inner) => fallAsyncStep(listeners, inner, name, args, core))
+  })
+}
+
+async function serialAfter(pending: PromiseLike<unknown>, listeners: Listener[], index: number, args: unknown[]): Promise<void> {
+  await pending
+  for (let at = index; at < listeners.length; at++) await (listeners[at] as (...a: unknown[]) => unknown)(...args)
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function'
 }

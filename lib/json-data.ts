@@ -31,6 +31,9 @@ interface Frame {
  * the value in a violation's path. Never throws for plain data; a throwing getter propagates.
  */
 export function jsonDataViolation(value: unknown, root = 'data'): JsonDataViolation | undefined {
+  // valid data (nearly every append) is confirmed without allocating; only a violation pays for
+  // the frame walk below, which finds and names it
+  if (isJsonData(value, 0)) return undefined
   if (typeof value !== 'object' || value === null) {
     return isJsonScalar(value) ? undefined : { kind: 'not-json', path: root, found: describe(value) }
   }
@@ -58,6 +61,28 @@ export function jsonDataViolation(value: unknown, root = 'data'): JsonDataViolat
     }
   }
   return undefined
+}
+
+/**
+ * The rule as a yes/no answer, allocation-free: recursion is bounded by `MAX_JSON_DATA_DEPTH`
+ * (a cycle hits the bound), and `for…in` walks keys without the array `Object.keys` makes. A key
+ * `for…in` finds that is not own (an enumerable property added to `Object.prototype`) is skipped,
+ * as `Object.keys` would skip it.
+ */
+function isJsonData(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return isJsonScalar(value)
+  if (depth >= MAX_JSON_DATA_DEPTH) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isJsonData(value[i], depth + 1)) return false
+    return true
+  }
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return false
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    if (!isJsonData((value as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
 }
 
 /** Pushes a frame for a JSON container; returns what it is instead when it is not one. */

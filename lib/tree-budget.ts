@@ -129,23 +129,18 @@ export class Pool {
     this.#open = false
   }
 
-  /**
-   * Every pool from this one out, each with what it counts as used from the point of view of this
-   * subtree: live reservations on the path back to here are not "elsewhere".
-   */
-  *chain(limit: BudgetLimit): Generator<SpentLimit> {
-    let inner: Pool | undefined
-    for (let pool: Pool | undefined = this; pool; pool = pool.parent) {
-      const used = pool.used(limit) - (inner ? inner.outstanding(limit) : 0)
-      yield { limit, used, max: pool.max(limit) }
-      inner = pool
-    }
-  }
+  // The walks below are plain loops, not a generator: they run on every model request of every
+  // agent in a tree. Seen from this subtree, a live reservation on the path back here is not
+  // "elsewhere": each enclosing pool's used figure leaves out the outstanding part of the pool
+  // below it on the path.
 
   /** What this subtree may still spend of `limit`: the tightest pool on the chain, never below 0. */
   remaining(limit: BudgetLimit): number {
     let left = Number.POSITIVE_INFINITY
-    for (const { used, max } of this.chain(limit)) left = Math.min(left, max - used)
+    let inner: Pool | undefined
+    for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
+      left = Math.min(left, pool.max(limit) - usedBelow(pool, inner, limit))
+    }
     return Math.max(0, left)
   }
 
@@ -157,7 +152,12 @@ export class Pool {
   /** The innermost spent budget among `limits`, if any: checked before each model request. */
   spentLimit(limits: readonly BudgetLimit[]): SpentLimit | undefined {
     for (const limit of limits) {
-      for (const entry of this.chain(limit)) if (entry.used >= entry.max) return entry
+      let inner: Pool | undefined
+      for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
+        const used = usedBelow(pool, inner, limit)
+        const max = pool.max(limit)
+        if (used >= max) return { limit, used, max }
+      }
     }
     return undefined
   }
@@ -172,10 +172,18 @@ export class Pool {
     for (const limit of BUDGET_LIMITS) {
       const reserved = reservation?.[limit]
       const need = limit === 'children' ? 1 + (reserved ?? 0) : (reserved ?? 0)
-      for (const { used, max } of this.chain(limit)) {
+      let inner: Pool | undefined
+      for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
+        const used = usedBelow(pool, inner, limit)
+        const max = pool.max(limit)
         const short = limit === 'children' ? used + need > max : used >= max || used + need > max
         if (short) throw new SubagentBudgetError(limit, used, max)
       }
     }
   }
+}
+
+/** `pool`'s used figure of `limit` as the subtree below `inner` (a pool it encloses) sees it. */
+function usedBelow(pool: Pool, inner: Pool | undefined, limit: BudgetLimit): number {
+  return pool.used(limit) - (inner ? inner.outstanding(limit) : 0)
 }

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'cordis'
 import type { BudgetLimit } from './errors.ts'
+import type { Diagnostic } from './diagnostic.ts'
 import type { OutputSchema } from './structured-type.ts'
 
 export type { BudgetLimit }
@@ -318,7 +319,13 @@ export interface SubagentResult<T = unknown> {
   output: ContentBlock[]
   structured?: T
   stopReason: StopReason
+  /** Why a non-completed run ended, in en-US (SPEC §2.4); `diagnosticText` rendered. */
   diagnostic?: string
+  /**
+   * The same diagnostic as a `diagnostic.*` locale key and its params, to show in another locale
+   * or route on; set wherever `diagnostic` is set by this package.
+   */
+  diagnosticText?: Diagnostic
   usage?: Usage
   /**
    * The child's own usage plus every descendant's, when `TreeBudget` is loaded (SPEC §9). A
@@ -358,6 +365,11 @@ export interface SubagentRun<T = unknown> {
  */
 export interface SubagentPlan {
   readonly request: SubagentStartRequest
+  /**
+   * The id the child will have (its agent, session and run id), fixed at entry: a listener can
+   * name the child before it exists (`TreeBudget` books its start under it at `subagent/admit`).
+   */
+  readonly childId: string
   readonly mode: 'spawn' | 'fork'
   readonly parentDepth: number
   readonly childDepth: number
@@ -374,6 +386,30 @@ export interface SubagentPlan {
    * `validate` runs at entry step 6 and may throw to reject the start.
    */
   claim(field: string, validate?: () => void): void
+}
+
+/** The turn end a spent tree budget asks for before a model request (SPEC §9). */
+export type BudgetStop = Extract<TurnEndReason, { kind: 'budget' }>
+
+/**
+ * Bookkeeping the agent loop calls directly, without a hook dispatch, for every agent: a tree
+ * budget is consulted on every step of every agent, where a dispatch per step would cost more
+ * than the check itself. Installed with `ctx.agents.meter()`. Methods are synchronous; a throw
+ * ends the turn `error`.
+ */
+export interface AgentMeter {
+  /** Before each model step, after `agent/pre-step` let it in: a stop ends the turn, no `step/start`. */
+  beforeStep(agent: Agent): BudgetStop | undefined
+  /**
+   * Just before the request is sent (after `agent/model-request`), in the same synchronous
+   * stretch as the send: a stop ends the turn instead; otherwise the request counts as sent.
+   */
+  request(agent: Agent): BudgetStop | undefined
+  /**
+   * An `assistant/message` carrying `usage` is about to be appended to the agent's session (so
+   * that its `session/event` observers already see it counted).
+   */
+  usage(agent: Agent, usage: Usage): void
 }
 
 /** What a tree budget has left for an agent; `Infinity` where no limit applies. */

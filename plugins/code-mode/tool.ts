@@ -9,6 +9,7 @@ import type { JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult }
 import type { Tools } from '../host/index.ts'
 import { runSandboxed, type SandboxBinding } from './sandbox.ts'
 import type { SandboxPool } from './worker-pool.ts'
+import { ToolCallError } from './errors.ts'
 
 export const TOOL_NAME = 'run_code'
 
@@ -44,9 +45,8 @@ export interface RunCodeArgs {
 
 /** The text blocks of a result, joined by newlines. */
 /** A nested call's error result, as the program sees it: the message without `Error: `. */
-function callError(result: ToolResult): Error {
-  const message = textOf(result.content).replace(/^Error: /, '')
-  return result.code ? new SubagentError(result.code, message) : new Error(message)
+function callError(result: ToolResult): ToolCallError {
+  return new ToolCallError(textOf(result.content).replace(/^Error: /, ''), result.code || undefined)
 }
 
 /**

@@ -34,14 +34,15 @@ import { type DispatchMode, type ErrorSink, type HookTable, type Listener, Liste
 import { SUPPORTED_CORDIS } from '../../lib/peer-dependency.ts'
 // first: a different cordis release fails with the version check, not with an assumption below
 import './cordis-peer.ts'
+import { SubagentError } from '../../lib/errors.ts'
 
 type Hook = { ctx: Context; callback: (...args: never[]) => unknown }
 
 /** Thrown at load when an assumption of this module does not hold for the cordis in use. */
-export class CordisAssumptionError extends Error {
+export class CordisAssumptionError extends SubagentError {
   override readonly name = 'CordisAssumptionError'
   constructor(what: string) {
-    super(`subagent-inprocess supports cordis ${SUPPORTED_CORDIS} only: ${what}`)
+    super('PEER_DEPENDENCY', `subagent-inprocess supports cordis ${SUPPORTED_CORDIS} only: ${what}`)
   }
 }
 

@@ -40,7 +40,7 @@ export function Host(ctx: Context, config: Host.Config): void {
   const tools = new Tools(ctx, dispatcher)
   const systemPrompt = new SystemPrompt(ctx, dispatcher)
   const models = new Models(ctx)
-  const agents = new Agents(ctx, { sessions, tools, systemPrompt, models, dispatcher, defaultMaxSteps: config.maxSteps })
+  const agents = new Agents(ctx, { sessions, tools, systemPrompt, models, dispatcher, defaultMaxSteps: config.maxSteps, meters: [] })
 
   // a listener registered through a context derived from an agent's, for an event about agents,
   // goes into that agent's own table, so other agents' dispatches never scan it

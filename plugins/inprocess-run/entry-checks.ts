@@ -2,6 +2,7 @@
  * The synchronous entry of `start` (SPEC §2.1): every check runs before the first await, in the
  * spec's order, and none touches `parent.ctx`.
  */
+import { randomUUID } from 'node:crypto'
 import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
@@ -15,6 +16,7 @@ export { abortedBeforePublication }
 
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
+  readonly childId: string = randomUUID()
   #depthCap: number
   /** With `inheritRestrictions`: the global tools the parent saw at entry, the child's ceiling. */
   inheritedTools?: readonly string[]

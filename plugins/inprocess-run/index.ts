@@ -171,42 +171,73 @@ export class InProcessRun {
     return outlook
   }
 
-  private async admitThenCreate(plan: StartPlan): Promise<SubagentRun> {
-    const dispatch = this.dispatch
+  /**
+   * Admission without a tick when every `subagent/admit` listener answers at once (a budget with
+   * a free slot); a listener that returns a promise (a start waiting in line) is awaited.
+   */
+  private admitThenCreate(plan: StartPlan): Promise<SubagentRun> {
+    let waiting: Promise<void> | undefined
     try {
-      await dispatch.serial('subagent/admit', [plan])
-      const { signal } = plan.request
-      if (signal.aborted) throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
-      return await this.create(plan)
+      waiting = this.dispatch.serialEager('subagent/admit', [plan])
+      if (!waiting) assertNotAborted(plan)
     } catch (error) {
-      if (dispatch.has('subagent/abandon')) dispatch.emit('subagent/abandon', [plan, error])
-      throw error
+      this.abandon(plan, error)
+      return Promise.reject(error)
     }
+    return waiting ? this.createAfter(waiting, plan) : this.create(plan, true)
   }
 
-  private async create(plan: StartPlan): Promise<SubagentRun> {
+  private async createAfter(waiting: Promise<void>, plan: StartPlan): Promise<SubagentRun> {
+    try {
+      await waiting
+      assertNotAborted(plan)
+    } catch (error) {
+      this.abandon(plan, error)
+      throw error
+    }
+    return this.create(plan, true)
+  }
+
+  /** Gives back what admitting `plan` charged: its start was rejected after `subagent/admit` began. */
+  private abandon(plan: StartPlan, error: unknown): void {
+    if (this.dispatch.has('subagent/abandon')) this.dispatch.emit('subagent/abandon', [plan, error])
+  }
+
+  private async create(plan: StartPlan, admitted = false): Promise<SubagentRun> {
     const dispatch = this.dispatch
     const { request } = plan
     const setupListeners = dispatch.has('subagent/setup')
-    const handle = await this.agents.create({
-      // owned by the parent, exactly as through `parent.ctx.agents.create()`
-      owner: request.parent,
-      header: childHeader(plan),
-      ...(plan.seed ? { seed: plan.seed } : {}),
-      agentOptions: childOptions(plan),
-      signal: request.signal,
-      ...(needsSetup(plan, setupListeners)
-        ? {
-            setup: async (child: Agent) => {
-              applyRequestScope(child, plan)
-              if (setupListeners) await dispatch.serial('subagent/setup', [child, plan])
-            },
-          }
-        : {}),
-    })
-    const agents = this.agents
-    return new Run(handle, plan, dispatch, rootIdOf(request.parent, (id) => agents.get(id)), this.feed)
+    try {
+      const handle = await this.agents.create({
+        // owned by the parent, exactly as through `parent.ctx.agents.create()`
+        owner: request.parent,
+        sessionId: plan.childId,
+        header: childHeader(plan),
+        ...(plan.seed ? { seed: plan.seed } : {}),
+        agentOptions: childOptions(plan),
+        signal: request.signal,
+        ...(needsSetup(plan, setupListeners)
+          ? {
+              setup: async (child: Agent) => {
+                applyRequestScope(child, plan)
+                if (setupListeners) await dispatch.serial('subagent/setup', [child, plan])
+              },
+            }
+          : {}),
+      })
+      const agents = this.agents
+      return new Run(handle, plan, dispatch, rootIdOf(request.parent, (id) => agents.get(id)), this.feed)
+    } catch (error) {
+      if (admitted) this.abandon(plan, error)
+      throw error
+    }
   }
+}
+
+/** A signal aborted while the start was admitted rejects it as an abort before publication. */
+function assertNotAborted(plan: StartPlan): void {
+  const { signal } = plan.request
+  if (signal.aborted) throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
 }
 
 export namespace InProcessRun {

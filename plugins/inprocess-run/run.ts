@@ -5,6 +5,7 @@ import { subscribeAbort } from '../../lib/abort-signal.ts'
 import type { Dispatch } from '../host/cordis-bridge.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
+import { englishDiagnostic } from '../../locales/index.ts'
 import type { AgentHandle, RunEvent, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
 import { type RunEventSource, runEvents } from './run-events.ts'
@@ -28,8 +29,10 @@ export class Run implements SubagentRun {
   #cancelled = false
   #detach: (() => void) | undefined
   #disposal?: Promise<void>
-  // the plan and request are not kept: a settled run should not pin its caller's signal
-  readonly #info: SubagentInfo
+  // the plan and request are not kept: a settled run should not pin its caller's signal; the
+  // observer info is rebuilt from the child's header when asked, not held for the run's life
+  readonly #rootId: string
+  readonly #mode: SubagentInfo['mode']
   readonly #seedLength: number
 
   constructor(
@@ -41,27 +44,19 @@ export class Run implements SubagentRun {
   ) {
     const child = handle.agent
     this.id = child.id
-    const { request, mode, childDepth } = plan
+    const { request } = plan
     this.#seedLength = plan.seed?.length ?? 0
-    this.#info = {
-      runId: child.id,
-      parentId: request.parent.id,
-      childId: child.id,
-      rootId,
-      mode,
-      depth: childDepth,
-      ...(request.label !== undefined ? { label: request.label } : {}),
-      ...(request.callId !== undefined ? { callId: request.callId } : {}),
-    }
+    this.#rootId = rootId
+    this.#mode = plan.mode
     // observers hear the start before anything the run does can end it
     if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [this.info()])
     const { signal, prompt } = request
-    const onAbort = () => {
+    // shared with every other run of the same signal: one caller may start many runs with it.
+    // The callback is written inline: a named arrow costs a rename under tsx (see README)
+    this.#detach = subscribeAbort(signal, () => {
       this.#cancelled = true
       child.cancel({ kind: 'parent' })
-    }
-    // shared with every other run of the same signal: one caller may start many runs with it
-    this.#detach = subscribeAbort(signal, onAbort)
+    })
     // an abort that landed between publication and here: the prompt is never sent
     if (signal.aborted) {
       this.#cancelled = true
@@ -71,13 +66,13 @@ export class Run implements SubagentRun {
       try {
         child.followup(prompt)
       } catch (error) {
-        sent = error ?? new Error('followup failed')
+        sent = error ?? new SubagentError('FOLLOWUP_FAILED', 'followup failed')
       }
       if (sent === undefined) this.result = this.#drive()
       else if (isDisposal(sent)) {
         // the child's owner was disposed in the gap: a cancellation (SPEC §2.5), not a fault
         this.#cancelled = true
-        this.result = this.#settle(readResult(child.session.events, this.#seedLength, true))
+        this.result = this.#settle(readResult(child.session.events, this.#seedLength, true, englishDiagnostic))
       } else this.result = this.#fail(sent)
     }
     // a result nobody awaits must not become an unhandled rejection
@@ -100,25 +95,48 @@ export class Run implements SubagentRun {
   /** The child's and its descendants' events until the result settles (see `SubagentRun.events`). */
   events(): AsyncIterableIterator<RunEvent> {
     const { watch, sessionOf } = this.feed
-    return runEvents({ child: this.handle.agent, seedLength: this.#seedLength, depth: this.#info.depth, result: this.result, watch, sessionOf })
+    const child = this.handle.agent
+    return runEvents({ child, seedLength: this.#seedLength, depth: this.#depth(), result: this.result, watch, sessionOf })
   }
 
   /** Observer info for `subagent/start` and `subagent/end`. */
   info(result?: SubagentResult): SubagentInfo {
-    if (!result) return { ...this.#info }
-    return { ...this.#info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
+    const info = this.#baseInfo()
+    if (!result) return info
+    return { ...info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
+  }
+
+  /** The child's depth, as its header (written from the plan at creation) records it. */
+  #depth(): number {
+    return this.handle.agent.session.header.delegationDepth as number
+  }
+
+  /** Run, lineage and request fields of the observer info: the child's header holds them all. */
+  #baseInfo(): SubagentInfo {
+    const { id } = this
+    const { parentSession, label, callId } = this.handle.agent.session.header
+    return {
+      runId: id,
+      parentId: parentSession as string,
+      childId: id,
+      rootId: this.#rootId,
+      mode: this.#mode,
+      depth: this.#depth(),
+      ...(label !== undefined ? { label } : {}),
+      ...(callId !== undefined ? { callId } : {}),
+    }
   }
 
   /** `subagent/end` for a result that rejected: every start gets its end. */
   #emitFailedEnd(error: unknown): void {
     const dispatch = this.dispatch
-    if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [{ ...this.#info, error: thrownMessage(error) }])
+    if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [{ ...this.#baseInfo(), error: thrownMessage(error) }])
   }
 
   async #drive(): Promise<SubagentResult> {
     const child = this.handle.agent
     await child.whenIdle()
-    return this.#settle(readResult(child.session.events, this.#seedLength, this.#cancelled))
+    return this.#settle(readResult(child.session.events, this.#seedLength, this.#cancelled, englishDiagnostic))
   }
 
   async #fail(error: unknown): Promise<never> {

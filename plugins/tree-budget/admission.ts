@@ -1,6 +1,7 @@
 /**
  * The concurrency queue (SPEC §9): at most `maxConcurrent` unsettled runs per parent; further
- * starts wait first in first out. O(1) per start: a map lookup and a linked-line push or shift.
+ * starts wait first in first out. O(1) per start: a map lookup and a counter, plus a linked-line
+ * push or shift for a start that waits.
  */
 import { type Place, WaitingLine } from '../../lib/waiting-line.ts'
 
@@ -9,45 +10,58 @@ interface Waiter {
   reject(error: unknown): void
 }
 
-interface Lane {
+/**
+ * One parent's slots: the count of held ones and the line of starts waiting for one. A lane stays
+ * while its parent lives (dropped at `close`), so a start with a free slot allocates nothing here.
+ */
+export interface Lane {
   live: number
-  readonly line: WaitingLine<Waiter>
-}
-
-/** A held slot; `release()` gives it back once (later calls do nothing). */
-export interface Slot {
-  release(): void
+  /** Made when the first start has to wait. */
+  line?: WaitingLine<Waiter>
 }
 
 export class Admission {
   readonly #lanes = new Map<string, Lane>()
 
-  /** @param limit `maxConcurrent`, read each time a slot is asked for or freed */
-  constructor(private readonly limit: () => number) {}
+  /**
+   * @param limit `maxConcurrent`, read each time a slot is asked for or freed
+   * @param abortError what a start aborted while waiting rejects with
+   */
+  constructor(
+    private readonly limit: () => number,
+    private readonly abortError: (signal: AbortSignal) => unknown,
+  ) {}
 
   /**
-   * A slot of `parentId`: at once when one is free and nobody waits, else a promise that
-   * resolves in line order. An abort while waiting rejects with `abortError()` and leaves the line.
+   * Takes a slot of `parentId` at once (the lane) when one is free and nobody waits; otherwise
+   * `undefined`, and the start waits with `wait`.
    */
-  acquire(parentId: string, signal: AbortSignal, abortError: () => unknown): Slot | Promise<Slot> {
+  tryAcquire(parentId: string): Lane | undefined {
     let lane = this.#lanes.get(parentId)
-    if (!lane) this.#lanes.set(parentId, (lane = { live: 0, line: new WaitingLine() }))
-    if (lane.line.size === 0 && lane.live < this.limit()) {
-      lane.live++
-      return this.#slot(parentId, lane)
-    }
-    const current = lane
-    return new Promise<Slot>((resolve, reject) => {
+    if (!lane) this.#lanes.set(parentId, (lane = { live: 0 }))
+    if (lane.line?.size || lane.live >= this.limit()) return undefined
+    lane.live++
+    return lane
+  }
+
+  /**
+   * Waits in `parentId`'s line for a slot: the lane, in line order. An abort while waiting
+   * rejects with `abortError(signal)` and leaves the line. Give the slot back with `release(lane)`, once.
+   */
+  wait(parentId: string, signal: AbortSignal): Promise<Lane> {
+    let current = this.#lanes.get(parentId)
+    if (!current) this.#lanes.set(parentId, (current = { live: 0 }))
+    const line = (current.line ??= new WaitingLine())
+    return new Promise<Lane>((resolve, reject) => {
       let place: Place<Waiter> | undefined
       const onAbort = () => {
         place?.remove()
-        this.#forget(parentId, current)
-        reject(abortError())
+        reject(this.abortError(signal))
       }
-      place = current.line.push({
+      place = line.push({
         resolve: () => {
           signal.removeEventListener('abort', onAbort)
-          resolve(this.#slot(parentId, current))
+          resolve(current)
         },
         reject: (error) => {
           signal.removeEventListener('abort', onAbort)
@@ -58,22 +72,29 @@ export class Admission {
     })
   }
 
-  /** Lets waiters in while slots are free (after a slot is freed or the limit rose). */
-  drain(): void {
-    for (const [parentId, lane] of this.#lanes) this.#admit(parentId, lane)
+  /** Gives back one slot of `lane` and lets the next waiter in. */
+  release(lane: Lane): void {
+    lane.live--
+    if (lane.line?.size) this.#admit(lane)
   }
 
-  /** Rejects every start still waiting for `parentId` (its parent is gone). */
-  close(parentId: string, error: () => unknown): void {
+  /** Lets waiters in while slots are free (after the limit rose). */
+  drain(): void {
+    for (const lane of this.#lanes.values()) this.#admit(lane)
+  }
+
+  /** Rejects every start still waiting for `parentId` and drops its lane (its parent is gone). */
+  close(parentId: string, error: (parentId: string) => unknown): void {
     const lane = this.#lanes.get(parentId)
     if (!lane) return
-    for (const waiter of lane.line.drain()) waiter.reject(error())
-    this.#forget(parentId, lane)
+    this.#lanes.delete(parentId)
+    if (lane.line) for (const waiter of lane.line.drain()) waiter.reject(error(parentId))
   }
 
   /** Lets every waiter through uncounted (the plugin is unloading: nothing will free a slot). */
   releaseAll(): void {
     for (const lane of this.#lanes.values()) {
+      if (!lane.line) continue
       for (const waiter of lane.line.drain()) {
         lane.live++
         waiter.resolve()
@@ -81,29 +102,11 @@ export class Admission {
     }
   }
 
-  #slot(parentId: string, lane: Lane): Slot {
-    let held = true
-    return {
-      release: () => {
-        if (!held) return
-        held = false
-        lane.live--
-        this.#admit(parentId, lane)
-        this.#forget(parentId, lane)
-      },
-    }
-  }
-
-  #admit(parentId: string, lane: Lane): void {
-    while (lane.line.size > 0 && lane.live < this.limit()) {
+  #admit(lane: Lane): void {
+    const line = lane.line
+    while (line?.size && lane.live < this.limit()) {
       lane.live++
-      lane.line.shift()!.resolve()
+      line.shift()!.resolve()
     }
-    this.#forget(parentId, lane)
-  }
-
-  /** Drops an idle lane, so a parent that delegated once costs nothing afterwards. */
-  #forget(parentId: string, lane: Lane): void {
-    if (lane.live <= 0 && lane.line.size === 0 && this.#lanes.get(parentId) === lane) this.#lanes.delete(parentId)
   }
 }

@@ -2,13 +2,12 @@ import type { Context, Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { Dispatch } from '../host/cordis-bridge.ts'
 import { AgentDisposedError, abortedBeforePublication, SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { isEvent } from '../../lib/session-event.ts'
 import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
-import type { Agent, BudgetReservation, SubagentPlan, SubagentResult, SubagentRun, TreeUsage } from '../../lib/types.ts'
+import type { Agent, BudgetReservation, BudgetStop, SubagentPlan, SubagentResult, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect } from '../host/index.ts'
-import { Admission, type Slot } from './admission.ts'
-import { type BudgetNode, Ledger } from './ledger.ts'
+import { Admission, type Lane } from './admission.ts'
+import { type BudgetNode, type BudgetTicket, Ledger } from './ledger.ts'
 import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord } from './session-record.ts'
 
 export { SubagentBudgetError } from '../../lib/errors.ts'
@@ -18,16 +17,6 @@ declare module 'cordis' {
   interface Context {
     treeBudget: TreeBudget
   }
-}
-
-/** One admitted start, from `subagent/admit` until its run settles (or the start is abandoned). */
-interface Ticket {
-  readonly parent: Agent
-  readonly parentNode: BudgetNode
-  readonly node: BudgetNode
-  /** The child's own reservation pool, when the request carried `budget`. */
-  readonly reservation?: Pool
-  readonly slot?: Slot
 }
 
 /**
@@ -40,8 +29,6 @@ export class TreeBudget {
   #config: TreeBudget.Config
   readonly #ledger: Ledger
   readonly #admission: Admission
-  readonly #tickets = new WeakMap<SubagentPlan, Ticket>()
-  readonly #running = new Map<string, Ticket>()
   readonly #agents: Context['agents']
   readonly #events: Dispatch
 
@@ -53,7 +40,10 @@ export class TreeBudget {
       () => this.#config,
       (id) => agents.get(id),
     )
-    this.#admission = new Admission(() => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT)
+    this.#admission = new Admission(
+      () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
+      (signal) => new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason }),
+    )
     const logger = ctx.logger('tree-budget')
     this.#events = new Dispatch(ctx.events, (error, event) => logger.warn(`a "${event}" listener failed: ${thrownMessage(error)}`))
     const fiber = ctx.fiber
@@ -67,14 +57,21 @@ export class TreeBudget {
 
     listenDirect(ctx, 'subagent/prepare', (plan) => {
       if (plan.request.budget !== undefined) plan.claim('budget', () => assertReservation(plan.request.budget))
-      // a start the budget cannot pay for fails at once instead of after a wait in line
-      this.#ledger.nodeOf(plan.request.parent).pool.assertCanStart(reservationOf(plan))
     })
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
     listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))
-    listenDirect(ctx, 'subagent/setup', (child, plan) => this.#bind(child, plan))
-    listenDirect(ctx, 'subagent/settle', async (_result, run, next) => this.#settle(await next(), run))
-    listenDirect(ctx, 'subagent/end', (info) => this.#end(info.childId))
+    listenDirect(ctx, 'agent/created', (agent) => this.#grant(agent))
+    listenDirect(ctx, 'subagent/settle', (_result, run, next) => {
+      // taken now, before anything awaits: the child's disposal may drop it before `next()` returns
+      const node = this.#ledger.known(run.id)
+      return Promise.resolve(next()).then(
+        (result) => this.#settle(result, node),
+        (error) => {
+          if (node) this.#end(node)
+          throw error
+        },
+      )
+    })
     listenDirect(ctx, 'subagent/outlook', (outlook) => {
       const node = this.#ledger.nodeOf(outlook.agent)
       const remaining = node.pool.remainingAll()
@@ -82,38 +79,34 @@ export class TreeBudget {
       if (remaining.children <= 0) outlook.blockedBy = 'children'
       else if (remaining.tokens <= 0) outlook.blockedBy = 'tokens'
     })
-    listenDirect(ctx, 'agent/pre-step', (agent, _info, next) => {
-      const spent = this.#ledger.spentBeforeRequest(this.#ledger.nodeOf(agent))
-      return spent ? { kind: 'budget', limit: spent.limit, used: spent.used, max: spent.max } : next()
-    })
-    // checked again where the request is sent: concurrent agents may have spent the rest meanwhile
-    listenDirect(ctx, 'agent/model-request', (agent) => {
-      // a node made just now was restored from the session, whose `step/start` already counts this request
-      const isNew = this.#ledger.known(agent.session) === undefined
-      const node = this.#ledger.nodeOf(agent)
-      const spent = this.#ledger.spentBeforeRequest(node)
-      if (spent) return { kind: 'budget', limit: spent.limit, used: spent.used, max: spent.max }
-      if (!isNew) this.#ledger.chargeRequest(node)
-    })
-    listenDirect(ctx, 'session/event', (session, event) => {
-      if (!isEvent(event, 'assistant/message')) return
-      const usage = event.data.usage
-      if (!usage) return
-      const node = this.#ledger.known(session)
-      if (node) this.#ledger.chargeMessage(node, usage)
-      else {
-        // restored from the session, which already holds this message: counted exactly once
-        const agent = agents.get(session.id)
-        if (agent) this.#ledger.nodeOf(agent)
-      }
+    // the checks and counts of every step ride on the loop itself: a hook dispatch per step (and
+    // per session event) cost more than the integer compares they carry
+    agents.meter({
+      beforeStep: (agent) => this.#stopFor(this.#ledger.nodeOf(agent)),
+      // checked again where the request is sent: concurrent agents may have spent the rest meanwhile
+      request: (agent) => {
+        const known = this.#ledger.known(agent.id)
+        // a node made just now was restored from the session, whose `step/start` already counts this request
+        const node = known ?? this.#ledger.nodeOf(agent)
+        const stop = this.#stopFor(node)
+        if (!stop && known) this.#ledger.chargeRequest(node)
+        return stop
+      },
+      // before the message is appended: a node restored now reads the session without it
+      usage: (agent, usage) => this.#ledger.chargeMessage(this.#ledger.nodeOf(agent), usage),
     })
     listenDirect(ctx, 'agent/disposed', (agent) => {
-      this.#admission.close(agent.id, () => new AgentDisposedError(agent.id))
+      const node = this.#ledger.known(agent.id)
+      if (node) {
+        // a run whose result rejected without settling leaves the count with its child
+        this.#end(node)
+        this.#ledger.forget(agent.id)
+      }
+      this.#admission.close(agent.id, disposedError)
     })
     ctx.effect(() => () => {
       // nothing will free a slot any more: queued starts go on, unmetered
       this.#admission.releaseAll()
-      if (this.#running.size) logger.debug(`unloaded with ${this.#running.size} runs still metered`)
     }, 'tree-budget')
     ctx.provide('treeBudget', this)
   }
@@ -146,70 +139,86 @@ export class TreeBudget {
     return undefined
   }
 
-  async #admit(plan: SubagentPlan): Promise<void> {
-    const { request } = plan
-    const parent = request.parent
-    const acquired = this.#admission.acquire(
-      parent.id,
-      request.signal,
-      () => new SubagentError('ABORTED', abortedBeforePublication, { cause: request.signal.reason }),
-    )
-    const slot = acquired instanceof Promise ? await acquired : acquired
+  /** Synchronous while the parent has a free slot; a start that must wait gets a promise. */
+  #admit(plan: SubagentPlan): void | Promise<void> {
+    const parentId = plan.request.parent.id
+    const slot = this.#admission.tryAcquire(parentId)
+    if (slot) return this.#book(plan, slot)
+    // a start the budget cannot pay for fails at once instead of after a wait in line
+    this.#ledger.nodeOf(plan.request.parent).pool.assertCanStart(reservationOf(plan))
+    return this.#admission.wait(parentId, plan.request.signal).then((lane) => this.#book(plan, lane))
+  }
+
+  /** Charges an admitted start and books its ticket on the child's node; gives the slot back if the start is refused. */
+  #book(plan: SubagentPlan, slot: Lane): void {
+    const parent = plan.request.parent
     try {
       const parentNode = this.#ledger.nodeOf(parent)
       const reservation = reservationOf(plan)
-      // checked again: the tree may have spent more while this start waited
+      // checked again: the tree may have spent more since the start was let in line
       parentNode.pool.assertCanStart(reservation)
       this.#ledger.chargeChild(parentNode, 1)
       const pool = reservation ? Pool.reserve(parentNode.pool, reservation) : undefined
-      const node = this.#ledger.childNode(parentNode, pool ?? parentNode.pool)
-      this.#tickets.set(plan, { parent, parentNode, node, ...(pool ? { reservation: pool } : {}), slot })
+      const node = this.#ledger.childNode(parentNode, pool ?? parentNode.pool, plan.childId)
+      node.ticket = { parent, parentNode, reservation: pool, reserved: reservation, slot }
     } catch (error) {
-      slot.release()
+      this.#admission.release(slot)
       throw error
     }
   }
 
   #abandon(plan: SubagentPlan): void {
-    const ticket = this.#tickets.get(plan)
+    const node = this.#ledger.known(plan.childId)
+    const ticket = node?.ticket
     if (!ticket) return
-    this.#tickets.delete(plan)
+    node.ticket = undefined
+    this.#ledger.forget(plan.childId)
     // a start that never created its child was not a run of the tree
     this.#ledger.chargeChild(ticket.parentNode, -1)
     this.#close(ticket)
   }
 
-  #bind(child: Agent, plan: SubagentPlan): void {
-    const ticket = this.#tickets.get(plan)
-    if (!ticket) return
-    this.#ledger.bind(child, ticket.node)
-    this.#running.set(child.id, ticket)
+  /** A published child's grant record (SPEC §9 resume rule), when a session store is loaded. */
+  #grant(child: Agent): void {
     if (!this.#isPersisting()) return
-    const tree = rootPool(ticket.node.pool)
+    const ticket = this.#ledger.known(child.id)?.ticket
+    if (!ticket) return
+    const tree = rootPool(ticket.reservation ?? ticket.parentNode.pool)
     const grant: GrantRecord = {
-      ...(plan.request.budget ? { reservation: { ...plan.request.budget } } : {}),
+      ...(ticket.reserved ? { reservation: { ...ticket.reserved } } : {}),
       treeSpent: { ...tree.spent },
     }
     child.session.append(GRANT_EVENT, grant)
   }
 
-  #settle(result: SubagentResult, run: SubagentRun): SubagentResult {
-    const ticket = this.#running.get(run.id)
-    if (!ticket) return result
-    const { inputTokens, outputTokens } = ticket.node.usage
-    return { ...result, treeUsage: { inputTokens, outputTokens } }
+  /** `treeUsage` on the result, and the run leaves the count (SPEC §9: when its result settles). */
+  #settle(result: SubagentResult, node: BudgetNode | undefined): SubagentResult {
+    if (!node) return result
+    this.#end(node)
+    const { inputTokens, outputTokens } = node.usage
+    // not `{...result, treeUsage}`: on Node 20 a spread followed by a field costs microseconds
+    const settled: SubagentResult = Object.assign({}, result)
+    settled.treeUsage = { inputTokens, outputTokens }
+    return settled
   }
 
-  #end(childId: string): void {
-    const ticket = this.#running.get(childId)
+  #stopFor(node: BudgetNode): BudgetStop | undefined {
+    const spent = this.#ledger.spentBeforeRequest(node)
+    return spent ? { kind: 'budget', limit: spent.limit, used: spent.used, max: spent.max } : undefined
+  }
+
+  /** The run leaves the count: its slot and its reservation's unspent part go back. Once. */
+  #end(node: BudgetNode): void {
+    const ticket = node.ticket
     if (!ticket) return
-    this.#running.delete(childId)
+    node.ticket = undefined
     this.#close(ticket)
     const { parent } = ticket
-    const record: ChildRecord = { childId, usage: { ...ticket.node.usage } }
     // for a resumed parent: its file then holds what this subtree spent
+    if (!this.#isPersisting()) return
     try {
-      if (this.#isPersisting() && this.#agents.get(parent.id) === parent) parent.session.append(CHILD_EVENT, record)
+      const record: ChildRecord = { childId: node.agentId, usage: { ...node.usage } }
+      if (this.#agents.get(parent.id) === parent) parent.session.append(CHILD_EVENT, record)
     } catch {
       // a parent whose session is gone has no file to keep the record in
     }
@@ -223,10 +232,14 @@ export class TreeBudget {
     return this.#events.has('session/load')
   }
 
-  #close(ticket: Ticket): void {
+  #close(ticket: BudgetTicket): void {
     ticket.reservation?.close()
-    ticket.slot?.release()
+    this.#admission.release(ticket.slot)
   }
+}
+
+function disposedError(parentId: string): AgentDisposedError {
+  return new AgentDisposedError(parentId)
 }
 
 function reservationOf(plan: SubagentPlan): BudgetReservation | undefined {

@@ -4,7 +4,8 @@
  * tree's, or the reservation it lives under) and adds to its own and every ancestor's usage.
  */
 import { Pool, type SpentLimit } from '../../lib/tree-budget.ts'
-import type { Agent, BudgetLimit, BudgetReservation, Session, TreeUsage, Usage } from '../../lib/types.ts'
+import type { Agent, BudgetLimit, BudgetReservation, TreeUsage, Usage } from '../../lib/types.ts'
+import type { Lane } from './admission.ts'
 import { grantOf, ownRecord } from './session-record.ts'
 
 export interface BudgetNode {
@@ -14,6 +15,20 @@ export interface BudgetNode {
   readonly pool: Pool
   /** The subtree's usage, this agent's own included. */
   readonly usage: TreeUsage
+  /** What the agent's run holds (a slot, a reservation) from admission until it settles. */
+  ticket?: BudgetTicket
+}
+
+/** One admitted start's holdings, until its run settles (or the start is abandoned). */
+export interface BudgetTicket {
+  readonly parent: Agent
+  readonly parentNode: BudgetNode
+  /** The child's own reservation pool, when the request carried `budget`. */
+  readonly reservation: Pool | undefined
+  /** The reservation as requested, for the grant record. */
+  readonly reserved: BudgetReservation | undefined
+  /** The parent's lane, whose slot the run holds. */
+  readonly slot: Lane
 }
 
 export interface TreeLimits {
@@ -21,6 +36,9 @@ export interface TreeLimits {
   maxTokens?: number
   maxModelRequests?: number
 }
+
+/** What a model request needs left, in the order a spent one is reported. */
+const REQUEST_LIMITS: readonly BudgetLimit[] = Object.freeze(['tokens', 'modelRequests'])
 
 const limitKey = { children: 'maxChildren', tokens: 'maxTokens', modelRequests: 'maxModelRequests' } as const
 
@@ -36,8 +54,9 @@ function addUsage(target: TreeUsage, usage: Readonly<TreeUsage>): void {
 }
 
 export class Ledger {
-  // keyed by the session object: it lives exactly as long as anyone can ask about the agent
-  readonly #nodes = new WeakMap<Session, BudgetNode>()
+  // live agents only, by id: one map entry per child from its admission to its disposal (a
+  // WeakMap keyed by the session cost more per child than the rest of the bookkeeping together)
+  readonly #nodes = new Map<string, BudgetNode>()
 
   /**
    * @param limits the config, read on every check (a hot update changes limits, never what was spent)
@@ -53,25 +72,29 @@ export class Ledger {
     return new Pool(undefined, (limit: BudgetLimit) => this.limits()[limitKey[limit]] ?? Number.POSITIVE_INFINITY)
   }
 
-  /** The agent's node, made on first use: a root starts a tree, a resumed agent is restored. */
+  /**
+   * The agent's node, made on first use: a root starts a tree, a resumed agent is restored. A
+   * disposed agent's figures are read back from its session each time (see README, Known limits).
+   */
   nodeOf(agent: Agent): BudgetNode {
-    return this.#nodes.get(agent.session) ?? this.#restore(agent)
+    return this.#nodes.get(agent.id) ?? this.#restore(agent)
   }
 
-  /** The node of a session the budget already knows, without making one. */
-  known(session: Session): BudgetNode | undefined {
-    return this.#nodes.get(session)
+  /** The node of a live agent (or an admitted child) the budget already knows, without making one. */
+  known(agentId: string): BudgetNode | undefined {
+    return this.#nodes.get(agentId)
   }
 
-  /** A child's node before the child exists: it spends from `pool`. */
-  childNode(parent: BudgetNode, pool: Pool): BudgetNode {
-    return { agentId: '', parent, pool, usage: emptyUsage() }
+  /** An admitted child's node, before the child exists (it gets the id `childId`): it spends from `pool`. */
+  childNode(parent: BudgetNode, pool: Pool, childId: string): BudgetNode {
+    const node: BudgetNode = { agentId: childId, parent, pool, usage: emptyUsage(), ticket: undefined }
+    this.#nodes.set(childId, node)
+    return node
   }
 
-  /** Binds a node made by `childNode` to its agent. */
-  bind(agent: Agent, node: BudgetNode): void {
-    ;(node as { agentId: string }).agentId = agent.id
-    this.#nodes.set(agent.session, node)
+  /** Drops the node of an agent that is gone (or a child that was never created). */
+  forget(agentId: string): void {
+    this.#nodes.delete(agentId)
   }
 
   /** Counts one `assistant/message`'s usage, once, on the agent and every ancestor. */
@@ -97,7 +120,7 @@ export class Ledger {
 
   /** The budget that is spent for this agent's next model request, if any. */
   spentBeforeRequest(node: BudgetNode): SpentLimit | undefined {
-    return node.pool.spentLimit(['tokens', 'modelRequests'])
+    return node.pool.spentLimit(REQUEST_LIMITS)
   }
 
   /**
@@ -116,7 +139,7 @@ export class Ledger {
       pool.restore(record)
       const usage = emptyUsage()
       addUsage(usage, record.usage)
-      node = { agentId: agent.id, pool, usage }
+      node = { agentId: agent.id, pool, usage, ticket: undefined }
     } else {
       const seedLength = header.seedLength ?? 0
       const record = ownRecord(events, seedLength)
@@ -145,9 +168,10 @@ export class Ledger {
       }
       const usage = emptyUsage()
       addUsage(usage, record.usage)
-      node = { agentId: agent.id, ...(parent ? { parent } : {}), pool, usage }
+      node = { agentId: agent.id, ...(parent ? { parent } : {}), pool, usage, ticket: undefined }
     }
-    this.#nodes.set(agent.session, node)
+    // only a live agent's node is kept: nothing would ever drop another one
+    if (this.liveAgent(agent.id) === agent) this.#nodes.set(agent.id, node)
     return node
   }
 }

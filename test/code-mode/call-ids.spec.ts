@@ -36,6 +36,5 @@ describe('tool call ids', () => {
     expect(nested).to.not.equal(outer)
     const ids = fixture.results.map(({ exec }) => exec.callId)
     expect(new Set(ids).size).to.equal(ids.length)
-    await fixture.close()
   })
 })

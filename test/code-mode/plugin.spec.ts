@@ -21,7 +21,6 @@ describe('CodeMode plugin', () => {
         description: defaultDescription,
         parameters: TOOL_PARAMETERS,
       })
-      await fixture.close()
     })
 
     it('gives the model the returned value as the tool result of its call', async () => {
@@ -34,14 +33,12 @@ describe('CodeMode plugin', () => {
       const toolMessage = host.scripted.requests[1]!.messages.find((message) => message.role === 'tool')
       expect(toolMessage).to.deep.include({ callId: 'call_code', name: 'run_code', isError: false })
       expect(toolMessage?.content).to.deep.equal([{ type: 'text', text: '{"first":"cats-1","count":2}' }])
-      await fixture.close()
     })
 
     it('returns the program value as the result value', async () => {
       const fixture = await createFixture()
       const result = await fixture.runCode('return [1, { a: "b" }]')
       expect(result).to.deep.include({ isError: false, value: [1, { a: 'b' }] })
-      await fixture.close()
     })
 
     it('turns a thrown program error into the error result "Error: <message>", code SANDBOX', async () => {
@@ -50,14 +47,12 @@ describe('CodeMode plugin', () => {
       expect(result.isError).to.equal(true)
       expect(result.code).to.equal('SANDBOX')
       expect(textOf(result)).to.equal('Error: boom')
-      await fixture.close()
     })
 
     it('applies the configured time limit', async () => {
       const fixture = await createFixture({ timeoutMs: 100 })
       const result = await fixture.runCode('while (true) {}')
       expect(textOf(result)).to.equal('Error: run_code timed out after 100 ms')
-      await fixture.close()
     })
   })
 
@@ -69,7 +64,6 @@ describe('CodeMode plugin', () => {
       agent.ctx.tools.restrict({ deny: ['plain'] })
       const result = await fixture.runCode('return Object.keys(tools).sort()')
       expect(result.value).to.deep.equal(['fail', 'mine', 'search'])
-      await fixture.close()
     })
 
     it('runs each binding call as a nested execution of the same agent under the run_code token', async () => {
@@ -80,14 +74,12 @@ describe('CodeMode plugin', () => {
       expect(nested!.exec).to.deep.include({ name: 'search', agent: fixture.agent, parent: outer!.exec.token })
       expect(nested!.exec.args).to.deep.equal({ q: 'x' })
       expect(outer!.result.value).to.deep.equal({ hits: ['x-1', 'x-2'] })
-      await fixture.close()
     })
 
     it('resolves a binding with the text of a tool that returns content only', async () => {
       const fixture = await createFixture()
       const result = await fixture.runCode('return await tools.plain({})')
       expect(result.value).to.equal('line one\nline two')
-      await fixture.close()
     })
 
     it('rejects a binding with the message and code of a failed nested call', async () => {
@@ -100,14 +92,12 @@ describe('CodeMode plugin', () => {
         ['the index is offline', 'TOOL_FAILED'],
         ['invalid arguments', 'INVALID_ARGS'],
       ])
-      await fixture.close()
     })
 
     it('fails run_code with the nested error when the program does not catch it', async () => {
       const fixture = await createFixture()
       const result = await fixture.runCode('await tools.fail({})')
       expect(textOf(result)).to.equal('Error: the index is offline')
-      await fixture.close()
     })
 
     it('aborts the program and its nested call when the call signal aborts', async () => {
@@ -137,7 +127,6 @@ describe('CodeMode plugin', () => {
       await new Promise((resolve) => setImmediate(resolve))
       const nested = fixture.results.find(({ exec }) => exec.name === 'wait')
       expect(nested && textOf(nested.result)).to.equal('Error: stopped')
-      await fixture.close()
     })
   })
 
@@ -165,7 +154,6 @@ describe('CodeMode plugin', () => {
       expect(textOf(result)).to.equal('Error: run_code timed out after 300 ms')
       // a blocked host thread turns a handful of times around the call; a free one thousands
       expect(turns).to.be.greaterThan(50)
-      await fixture.close()
     })
 
     it('ends a run_code stuck in one builtin call when the call signal aborts', async () => {
@@ -186,7 +174,6 @@ describe('CodeMode plugin', () => {
       )
       expect(result.code).to.equal('SANDBOX')
       expect(textOf(result)).to.equal('Error: run_code was aborted')
-      await fixture.close()
     })
   })
 
@@ -208,7 +195,6 @@ describe('CodeMode plugin', () => {
         ['slow', false],
         ['run_code', false],
       ])
-      await fixture.close()
     })
   })
 

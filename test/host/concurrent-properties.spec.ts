@@ -6,7 +6,7 @@
 import { expect } from 'chai'
 import fc from 'fast-check'
 import type { ToolExecution } from '../../lib/types.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 interface PlannedCall {
   concurrent: boolean

@@ -3,7 +3,7 @@ import sinon from 'sinon'
 import { Tools } from '../../plugins/host/tools/index.ts'
 import type { Agent, SessionEventData, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { drain, gatedTool } from './gated-tool.ts'
-import { lastOf, nextEvent, scene, typesOf } from './scene.ts'
+import { lastOf, nextEvent, scene, typesOf } from '../support/scene.ts'
 
 type ToolResultEvent = SessionEventData['tool/result']
 
@@ -40,7 +40,6 @@ describe('concurrent tool calls: batches (SPEC §8.1)', () => {
     expect(gated.maxInFlight).to.equal(3)
     expect(recorded(agent)).to.deep.equal([done('c1'), done('c2'), done('c3')])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('runs calls of a tool that is not concurrent one by one, as before', async () => {
@@ -59,7 +58,6 @@ describe('concurrent tool calls: batches (SPEC §8.1)', () => {
     await agent.whenIdle()
     expect(gated.maxInFlight).to.equal(1)
     expect(recorded(agent)).to.deep.equal([done('c1'), done('c2')])
-    await s.end()
   })
 
   it('holds a call to a non-concurrent tool until every earlier call finished, and every later call until it finished', async () => {
@@ -91,7 +89,6 @@ describe('concurrent tool calls: batches (SPEC §8.1)', () => {
     fast.release('a3')
     await agent.whenIdle()
     expect(recorded(agent).map((event) => event.callId)).to.deep.equal(['a1', 'a2', 'b', 'a3', 'a4'])
-    await s.end()
   })
 
   it('treats a call to an unknown tool as a barrier', async () => {
@@ -113,7 +110,6 @@ describe('concurrent tool calls: batches (SPEC §8.1)', () => {
       { turn: 1, step: 1, callId: 'x', name: 'nope', isError: true, content: [{ type: 'text', text: 'Error: unknown tool "nope"' }] },
       done('c2'),
     ])
-    await s.end()
   })
 
   it('treats a call to a concurrent tool the agent cannot see as a barrier', async () => {
@@ -134,7 +130,6 @@ describe('concurrent tool calls: batches (SPEC §8.1)', () => {
     gated.release('c2')
     await agent.whenIdle()
     expect(recorded(agent)[1]).to.deep.include({ callId: 'h', isError: true, content: [{ type: 'text', text: 'Error: unknown tool "hidden"' }] })
-    await s.end()
   })
 
   it('follows a scoped tool that shadows a global one: a non-concurrent shadow is a barrier', async () => {
@@ -148,7 +143,6 @@ describe('concurrent tool calls: batches (SPEC §8.1)', () => {
     expect(s.root.tools.isConcurrent('gated', agent)).to.equal(false)
     expect(s.root.tools.isConcurrent('gated', other.agent)).to.equal(true)
     expect(s.root.tools.isConcurrent('gated')).to.equal(true)
-    await s.end()
   })
 })
 
@@ -172,7 +166,6 @@ describe('concurrent tool calls: results in model order (SPEC §8.1)', () => {
     await agent.whenIdle()
     expect(gated.finished).to.deep.equal(['c3', 'c2', 'c1'])
     expect(recorded(agent)).to.deep.equal([done('c1'), done('c2'), done('c3')])
-    await s.end()
   })
 
   it('appends a result as soon as it and every earlier call finished', async () => {
@@ -193,7 +186,6 @@ describe('concurrent tool calls: results in model order (SPEC §8.1)', () => {
     gated.release('c2')
     await agent.whenIdle()
     expect(recorded(agent).map((event) => event.callId)).to.deep.equal(['c1', 'c2', 'c3'])
-    await s.end()
   })
 
   it('sends the next model request exactly what a one-by-one run would have sent', async () => {
@@ -240,7 +232,6 @@ describe('concurrent tool calls: faults and abort (SPEC §8.1)', () => {
       done('c3'),
     ])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('hands every running call the turn’s signal and ends the turn aborted once they all returned', async () => {
@@ -267,7 +258,6 @@ describe('concurrent tool calls: faults and abort (SPEC §8.1)', () => {
     ])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
     expect(s.scripted.requests).to.have.length(1)
-    await s.end()
   })
 
   it('waits for a call that ignores its signal before ending the aborted turn', async () => {
@@ -294,7 +284,6 @@ describe('concurrent tool calls: faults and abort (SPEC §8.1)', () => {
       ['stubborn', false],
     ])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
-    await s.end()
   })
 
   it('cancels a batch with {kind: "disposed"} when its agent is disposed mid-batch, leaving nothing behind', async () => {
@@ -317,7 +306,6 @@ describe('concurrent tool calls: faults and abort (SPEC §8.1)', () => {
     ])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
     expect(s.root.agents.get(agent.id)).to.equal(undefined)
-    await s.end()
   })
 })
 
@@ -349,7 +337,6 @@ describe('concurrent tool calls: a failing pipeline (host fault)', () => {
       expect(recorded(agent), 'nothing after the fault is appended').to.deep.equal([done('c1')])
       expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'error', error: { message: 'pipeline broke' } } })
       sinon.restore()
-      await s.end()
     })
   }
 })
@@ -381,7 +368,6 @@ describe('concurrent tool calls: the pipeline per call (SPEC §8.1, §1.5)', () 
       expect(order.indexOf(`guard ${id}`), `guard ${id}`).to.be.greaterThan(order.indexOf(`pre ${id}`))
       expect(order.indexOf(`body ${id}`), `body ${id}`).to.be.greaterThan(order.indexOf(`guard ${id}`))
     }
-    await s.end()
   })
 
   it('gives every call its own execution, hooks and guard decision', async () => {
@@ -431,7 +417,6 @@ describe('concurrent tool calls: the pipeline per call (SPEC §8.1, §1.5)', () 
       ['guarded', true],
       ['spoiled', true],
     ])
-    await s.end()
   })
 
   it('asks agent/turn-stop once, after every result of the step was appended', async () => {
@@ -452,7 +437,6 @@ describe('concurrent tool calls: the pipeline per call (SPEC §8.1, §1.5)', () 
     await agent.whenIdle()
     expect(asked).to.deep.equal([2])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('runs no call of a truncated step', async () => {
@@ -465,7 +449,6 @@ describe('concurrent tool calls: the pipeline per call (SPEC §8.1, §1.5)', () 
     await agent.whenIdle()
     expect(gated.started).to.deep.equal([])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'max-tokens' } })
-    await s.end()
   })
 
   it('ends the turn MAX_STEPS after the last allowed step’s batch has run', async () => {
@@ -484,7 +467,6 @@ describe('concurrent tool calls: the pipeline per call (SPEC §8.1, §1.5)', () 
       turn: 1,
       reason: { kind: 'error', error: { message: 'turn exceeded maxSteps 1', code: 'MAX_STEPS' } },
     })
-    await s.end()
   })
 })
 
@@ -494,7 +476,6 @@ describe('ToolDefinition.concurrent (SPEC §8.1)', () => {
     const definition = { ...gatedTool().definition, concurrent: 'yes' as unknown as boolean }
     expect(() => s.root.tools.register(definition)).to.throw(TypeError, 'tool "gated" concurrent must be a boolean')
     expect(s.root.tools.get('gated')).to.equal(undefined)
-    await s.end()
   })
 
   it('defaults to false and is not part of the schema the model sees', async () => {
@@ -505,6 +486,5 @@ describe('ToolDefinition.concurrent (SPEC §8.1)', () => {
     expect(s.root.tools.isConcurrent('parallel')).to.equal(true)
     expect(s.root.tools.isConcurrent('missing')).to.equal(false)
     expect(s.root.tools.get('parallel')).to.deep.equal({ name: 'parallel', description: 'The parallel tool.', parameters: { type: 'object' } })
-    await s.end()
   })
 })

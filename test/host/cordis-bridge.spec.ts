@@ -9,7 +9,7 @@ import {
   skipShadow,
 } from '../../plugins/host/cordis-bridge.ts'
 import { scopeOf } from '../../plugins/host/scope.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 declare module 'cordis' {
   interface Context {

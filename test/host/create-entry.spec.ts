@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { CreateAgentOptions } from '../../lib/types.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 /** Calls `entry` and returns its rejection; a synchronous throw fails the test. */
 async function rejectionOf(entry: () => Promise<unknown>): Promise<Error> {
@@ -30,14 +30,12 @@ describe('agents.create and agents.resume: malformed options', () => {
     const error = await rejectionOf(() => s.root.agents.create(throwingGetter('owner', 'no owner')))
     expect(error).to.be.instanceOf(TypeError)
     expect(error.message).to.equal('agent create options owner could not be read: no owner')
-    await s.end()
   })
 
   it('rejects create options whose signal getter throws, naming the field', async () => {
     const s = await scene()
     const error = await rejectionOf(() => s.root.agents.create(throwingGetter('signal', 'no signal')))
     expect(error.message).to.equal('agent create options signal could not be read: no signal')
-    await s.end()
   })
 
   it('rejects resume options of null before asking any store', async () => {
@@ -48,6 +46,5 @@ describe('agents.create and agents.resume: malformed options', () => {
     expect(error).to.be.instanceOf(TypeError)
     expect(error.message).to.equal('agent resume options must be an object')
     expect(asked).to.deep.equal([])
-    await s.end()
   })
 })

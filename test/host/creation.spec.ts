@@ -1,7 +1,14 @@
 import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
-import { rejectionOf, scene } from './scene.ts'
+import { expectScopeCleared, rejectionOf, scene } from '../support/scene.ts'
+
+/** Nests `1` `depth` levels deep in single-element arrays. */
+function nested(depth: number): unknown {
+  let value: unknown = 1
+  for (let i = 0; i < depth; i++) value = [value]
+  return value
+}
 
 const tool = { name: 'probe', description: 'probe', parameters: { type: 'object' }, execute: () => 'ok' }
 
@@ -19,7 +26,6 @@ describe('agents.create: an already-aborted signal (SPEC §1.3 step 1)', () => {
     const setup = () => expect.fail('setup ran')
     const error = await rejectionOf(s.create({ signal: AbortSignal.abort(reason), setup }))
     expect(error).to.equal(reason)
-    await s.end()
   })
 
   it('rejects with `agent "<id>" creation aborted` and the reason as cause otherwise', async () => {
@@ -28,7 +34,6 @@ describe('agents.create: an already-aborted signal (SPEC §1.3 step 1)', () => {
     expect(error.message).to.equal('agent "a1" creation aborted')
     expect(error.cause).to.equal('user left')
     expect(error.code).to.equal('CREATION_ABORTED')
-    await s.end()
   })
 
   it('emits nothing and publishes nothing', async () => {
@@ -40,7 +45,6 @@ describe('agents.create: an already-aborted signal (SPEC §1.3 step 1)', () => {
     await rejectionOf(s.create({ sessionId: 'a1', signal: AbortSignal.abort() }))
     expect(created).to.deep.equal([])
     expect(s.root.agents.get('a1')).to.equal(undefined)
-    await s.end()
   })
 })
 
@@ -55,7 +59,6 @@ describe('agents.create: the unpublished setup window (SPEC §1.3 steps 2–3)',
       },
     })
     expect(seen).to.deep.equal([undefined, 0, undefined, 0])
-    await s.end()
   })
 
   it('emits neither agent/created nor session/event during setup, even for appends', async () => {
@@ -74,7 +77,6 @@ describe('agents.create: the unpublished setup window (SPEC §1.3 steps 2–3)',
       },
     })
     expect(heard).to.deep.equal(['setup done', 'agent/created'])
-    await s.end()
   })
 
   it('keeps what setup appended and registered once published', async () => {
@@ -87,7 +89,6 @@ describe('agents.create: the unpublished setup window (SPEC §1.3 steps 2–3)',
     })
     expect(agent.session.events.map((event) => event.type)).to.deep.equal(['note'])
     expect(s.root.tools.get('probe', agent)?.name).to.equal('probe')
-    await s.end()
   })
 
   it('awaits an async setup before publishing', async () => {
@@ -102,7 +103,6 @@ describe('agents.create: the unpublished setup window (SPEC §1.3 steps 2–3)',
     await created
     expect(isPublished).to.equal(true)
     expect(s.root.agents.get('slow')).to.not.equal(undefined)
-    await s.end()
   })
 })
 
@@ -119,7 +119,6 @@ describe('agents.create: an abort during setup (SPEC §1.3 step 3)', () => {
       },
     })
     expect(await rejectionOf(created)).to.equal(reason)
-    await s.end()
   })
 
   it('rejects with `agent "<id>" creation aborted` and the reason as cause for a non-Error reason', async () => {
@@ -136,7 +135,6 @@ describe('agents.create: an abort during setup (SPEC §1.3 step 3)', () => {
     const error = await rejectionOf(created)
     expect(error.message).to.equal('agent "c1" creation aborted')
     expect(error.cause).to.deep.equal({ why: 'timeout' })
-    await s.end()
   })
 
   it('rejects when the signal aborts as setup finishes', async () => {
@@ -151,7 +149,6 @@ describe('agents.create: an abort during setup (SPEC §1.3 step 3)', () => {
     })
     expect((await rejectionOf(created)).message).to.equal('agent "c2" creation aborted')
     expect(s.root.agents.get('c2')).to.equal(undefined)
-    await s.end()
   })
 
   it('tears down what setup registered before rejecting', async () => {
@@ -172,7 +169,6 @@ describe('agents.create: an abort during setup (SPEC §1.3 step 3)', () => {
     await created.catch(() => order.push('rejected'))
     expect(order).to.deep.equal(['scope unwound', 'rejected'])
     expect(s.root.tools.get('probe', child)).to.equal(undefined)
-    await s.end()
   })
 })
 
@@ -189,14 +185,12 @@ describe('agents.create: a failing setup (SPEC §1.3)', () => {
         }),
       ),
     ).to.equal(failure)
-    await s.end()
   })
 
   it('rejects with the error an async setup rejected with', async () => {
     const s = await scene()
     const failure = new Error('async setup broke')
     expect(await rejectionOf(s.create({ setup: async () => Promise.reject(failure) }))).to.equal(failure)
-    await s.end()
   })
 
   it('tears down scoped tools, sections, listeners and the scope before rejecting', async () => {
@@ -222,7 +216,6 @@ describe('agents.create: a failing setup (SPEC §1.3)', () => {
     })
     expect(order).to.deep.equal(['scope unwound', 'rejected', 'tool gone', 'section gone', 'fibers at baseline'])
     expect(s.root.sessions.get('broken')).to.equal(undefined)
-    await s.end()
   })
 
   it('ends a turn that setup started before rejecting', async () => {
@@ -240,7 +233,6 @@ describe('agents.create: a failing setup (SPEC §1.3)', () => {
     expect(child.status).to.equal('idle')
     expect(s.scripted.requests[0].signal.aborted).to.equal(true)
     expect(child.session.events.at(-1)?.data).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
-    await s.end()
   })
 
   it('leaves the id free for a later create', async () => {
@@ -255,7 +247,6 @@ describe('agents.create: a failing setup (SPEC §1.3)', () => {
     )
     const { agent } = await s.create({ sessionId: 'again' })
     expect(agent.id).to.equal('again')
-    await s.end()
   })
 })
 
@@ -270,7 +261,6 @@ describe('agents.create: publication (SPEC §1.3 steps 4–5)', () => {
     order.push('resolved')
     expect(order).to.deep.equal(['setup', 'agent/created true true', 'resolved'])
     expect(handle.agent.id).to.equal('p')
-    await s.end()
   })
 
   it('lets a listener registered during setup hear its own agent/created', async () => {
@@ -285,7 +275,6 @@ describe('agents.create: publication (SPEC §1.3 steps 4–5)', () => {
       },
     })
     expect(heard).to.deep.equal(['self'])
-    await s.end()
   })
 
   it('stops listening to the signal once it resolves', async () => {
@@ -295,14 +284,12 @@ describe('agents.create: publication (SPEC §1.3 steps 4–5)', () => {
     expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
     controller.abort(new Error('too late'))
     expect(s.root.agents.get(agent.id)).to.equal(agent)
-    await s.end()
   })
 
   it('rejects an id that is already live', async () => {
     const s = await scene()
     await s.create({ sessionId: 'dup' })
     expect((await rejectionOf(s.create({ sessionId: 'dup' }))).message).to.equal('session "dup" already exists')
-    await s.end()
   })
 })
 
@@ -321,7 +308,6 @@ describe('agent options (SPEC §1.3)', () => {
       expect(error.message).to.equal('agent option maxTokens must be a positive safe integer')
       expect(error.code).to.equal('INVALID_OPTIONS')
       expect(s.root.agents.get('m')).to.equal(undefined)
-      await s.end()
     })
   }
 
@@ -332,7 +318,6 @@ describe('agent options (SPEC §1.3)', () => {
     agentOptions.maxTokens = 1
     expect(agent.options).to.deep.equal({ provider: 'scripted', model: 'test', maxTokens: 64, custom: 'kept' })
     expect(Object.isFrozen(agent.options)).to.equal(true)
-    await s.end()
   })
 })
 
@@ -348,7 +333,6 @@ describe('agent.ctx (SPEC §1.3)', () => {
     agent.ctx.systemPrompt.section({ name: 'role', order: 5, text: 'You take notes.' })
     agent.ctx.on('tools/result', () => {})
     expect(s.snapshot().fibers).to.equal(s.baseline.fibers)
-    await s.end()
   })
 
   it('gets its cordis fiber on first demand, under the owner, and loses it on dispose', async () => {
@@ -367,6 +351,51 @@ describe('agent.ctx (SPEC §1.3)', () => {
     const s = await scene()
     const { agent } = await s.create()
     expect(agent.ctx).to.equal(agent.ctx)
-    await s.end()
+  })
+})
+
+describe('agents.create: late setups, bad signals and deep seeds (found by the reliability suites)', () => {
+  it('refuses a registration from a setup that outlived its aborted creation', async () => {
+    // was: the late registration landed in the rolled-back agent's tables
+    const host = await scene()
+    const baseline = host.snapshot()
+    const controller = new AbortController()
+    let open!: () => void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    let child: Agent | undefined
+    let late: Promise<unknown> | undefined
+    const creating = host.root.agents.create({
+      signal: controller.signal,
+      setup(agent) {
+        child = agent
+        const ctx = agent.ctx
+        late = opened.then(() => ctx.tools.register(tool))
+        return late.then(() => {})
+      },
+    })
+    await Promise.resolve()
+    controller.abort()
+    expect((await rejectionOf(creating)).name).to.equal('AbortError')
+    open()
+    const error = await rejectionOf(late!)
+    expect(error.message).to.equal(`agent "${child!.id}" is disposed`)
+    expect(error.code).to.equal('AGENT_DISPOSED')
+    expectScopeCleared(child!, 'the rolled-back agent')
+    expect(host.snapshot()).to.deep.equal(baseline)
+  })
+
+  it('rejects a create signal that is not an AbortSignal with a clear TypeError', async () => {
+    // was: `signal.removeEventListener is not a function`, from deep inside the transaction
+    const host = await scene()
+    const error = await rejectionOf(host.root.agents.create({ signal: { aborted: false } as never, setup() {} }))
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('agent create signal must be an AbortSignal')
+  })
+
+  it('names the nesting limit when seed data is JSON but too deep', async () => {
+    // was: `session seed event 0 data must be JSON data`, for data that is JSON
+    const host = await scene()
+    const error = await rejectionOf(host.root.agents.create({ seed: [{ seq: 0, type: 'note', data: nested(300) }] }))
+    expect(error.message).to.equal('session seed event 0 data must be JSON data nested at most 256 levels deep')
   })
 })

@@ -3,7 +3,7 @@ import type { Context } from 'cordis'
 import type { Agent, AgentHandle, Session, SessionEvent } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
 import { scopeOf } from '../../plugins/host/scope.ts'
-import { lastOf, nextEvent, rejectionOf, scene } from './scene.ts'
+import { expectScopeCleared, lastOf, nextEvent, rejectionOf, scene } from '../support/scene.ts'
 
 const tool = { name: 'probe', description: 'probe', parameters: { type: 'object' }, execute: () => 'ok' }
 
@@ -21,7 +21,6 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
     expect(handle.dispose()).to.equal(first)
     await first
     expect(handle.dispose()).to.equal(first)
-    await s.end()
   })
 
   it('cancels a running turn with {kind: "disposed"}', async () => {
@@ -33,7 +32,6 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
     await streaming
     await handle.dispose()
     expect(lastOf(handle.agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
-    await s.end()
   })
 
   it('drops queued input instead of running it', async () => {
@@ -45,7 +43,6 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
     await handle.dispose()
     expect(handle.agent.session.events.filter((event) => event.type === 'turn/start')).to.have.length(1)
     expect(s.scripted.requests).to.have.length(1)
-    await s.end()
   })
 
   it('awaits idle, unwinds the scope, emits agent/disposed, then removes the session', async () => {
@@ -67,7 +64,6 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
     await handle.dispose()
     order.push(`resolved session=${s.root.sessions.get(agent.id) !== undefined}`)
     expect(order).to.deep.equal(['turn/end', 'scope unwound', 'agent/disposed listed=false', 'resolved session=false'])
-    await s.end()
   })
 
   it('removes every scoped registration', async () => {
@@ -92,7 +88,6 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
       undefined,
       undefined,
     ])
-    await s.end()
   })
 
   it('refuses input afterwards', async () => {
@@ -100,7 +95,6 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
     const handle = await s.create({ sessionId: 'gone' })
     await handle.dispose()
     expect(() => handle.agent.followup('hello')).to.throw('agent "gone" is disposed')
-    await s.end()
   })
 
   it('keeps the other agents running', async () => {
@@ -112,7 +106,6 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
     survivor.agent.followup('hello')
     await survivor.agent.whenIdle()
     expect(lastOf(survivor.agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 })
 
@@ -130,7 +123,6 @@ describe('agent ownership (SPEC §1.3)', () => {
     expect(disposed).to.deep.equal(['grandchild', 'child', parent.agent.id])
     expect(s.root.agents.list()).to.deep.equal([])
     expect(grandchild.agent.session.events).to.deep.equal([])
-    await s.end()
   })
 
   it('cancels a running child with {kind: "disposed"} when its owner goes', async () => {
@@ -143,7 +135,6 @@ describe('agent ownership (SPEC §1.3)', () => {
     await streaming
     await parent.dispose()
     expect(lastOf(child.agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
-    await s.end()
   })
 
   it('leaves the owner alive when only the child is disposed', async () => {
@@ -152,7 +143,6 @@ describe('agent ownership (SPEC §1.3)', () => {
     const child = await parent.agent.ctx.agents.create({})
     await child.dispose()
     expect(s.root.agents.list()).to.deep.equal([parent.agent])
-    await s.end()
   })
 
   it('rejects a child whose owner is disposed during the child’s setup, leaving no trace', async () => {
@@ -171,7 +161,6 @@ describe('agent ownership (SPEC §1.3)', () => {
     const error = await rejectionOf(created)
     expect(error.message).to.equal(`owner agent "${parent.agent.id}" was disposed before agent "orphan" was published`)
     expect(s.root.agents.get('orphan')).to.equal(undefined)
-    await s.end()
   })
 })
 
@@ -194,7 +183,6 @@ describe('agents created through a plugin (SPEC §1.3)', () => {
     const { agent } = await sink.created!
     await fiber.dispose()
     expect(s.root.agents.get(agent.id)).to.equal(undefined)
-    await s.end()
   })
 
   it('cancels and disposes a running agent before the unload finishes', async () => {
@@ -210,7 +198,6 @@ describe('agents created through a plugin (SPEC §1.3)', () => {
     await fiber.dispose()
     expect(s.root.agents.get(agent.id)).to.equal(undefined)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
-    await s.end()
   })
 
   it('rejects a create whose plugin is unloaded during setup, leaving no trace', async () => {
@@ -224,7 +211,6 @@ describe('agents created through a plugin (SPEC §1.3)', () => {
     const error = await rejectionOf(sink.created!)
     expect(error.message).to.match(/^the context creating agent ".+" was disposed before it was published$/)
     expect(s.root.agents.list()).to.deep.equal([])
-    await s.end()
   })
 
   it('does not dispose an agent when a different plugin is unloaded', async () => {
@@ -234,7 +220,6 @@ describe('agents created through a plugin (SPEC §1.3)', () => {
     await other
     await other.dispose()
     expect(s.root.agents.get(handle.agent.id)).to.equal(handle.agent)
-    await s.end()
   })
 })
 
@@ -254,7 +239,6 @@ describe('concurrent creates of one id (SPEC §1.3)', () => {
     expect((await rejectionOf(slow)).message).to.equal('session "same" already exists')
     expect(s.root.agents.get('same')).to.equal(fast.agent)
     expect(s.root.tools.get('probe', fast.agent)).to.equal(undefined)
-    await s.end()
   })
 })
 
@@ -274,5 +258,20 @@ describe('host unload', () => {
     expect(disposed).to.deep.equal([agent.id])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } })
     s.invariants.check()
+  })
+})
+
+describe('agent disposal: registrations through a disposed context (found by the reliability suites)', () => {
+  it('refuses scoped registrations through the context of a disposed agent', async () => {
+    // was: a tool or section registered after disposal silently entered the cleared tables
+    const host = await scene()
+    const handle = await host.root.agents.create({})
+    const ctx = handle.agent.ctx
+    await handle.dispose()
+    const message = `agent "${handle.agent.id}" is disposed`
+    expect(() => ctx.tools.register(tool)).to.throw(message)
+    expect(() => ctx.systemPrompt.section({ name: 'late', order: 1, text: 'late' })).to.throw(message)
+    expect(() => ctx.tools.guard(() => undefined)).to.throw(message)
+    expectScopeCleared(handle.agent, 'the disposed agent')
   })
 })

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { PreExecuteDecision, ToolResult } from '../../lib/types.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 const echo = {
   name: 'echo',
@@ -23,7 +23,6 @@ describe('tools hooks: next() is a promise', () => {
     const result = await s.root.tools.execute({ name: 'echo', arguments: {} })
     expect(result).to.deep.equal({ isError: false, value: 'echoed', content: [{ type: 'text', text: 'echoed' }] })
     expect(seen).to.deep.equal(['allow'])
-    await s.end()
   })
 
   it('lets a post-execute listener chain next().then(…) without turning the result into HOOK_FAILED', async () => {
@@ -35,7 +34,6 @@ describe('tools hooks: next() is a promise', () => {
     const result = await s.root.tools.execute({ name: 'echo', arguments: {} })
     expect(result.isError).to.equal(false)
     expect(result.content).to.deep.equal([{ type: 'text', text: 'rewritten' }])
-    await s.end()
   })
 
   it('hands an outer listener the inner listener’s plain decision as a promise', async () => {
@@ -50,7 +48,6 @@ describe('tools hooks: next() is a promise', () => {
     const result = await s.root.tools.execute({ name: 'echo', arguments: {} })
     expect(inner).to.be.instanceOf(Promise)
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: not today' }], code: 'TOOL_DENIED' })
-    await s.end()
   })
 
   it('reports a listener that calls next() twice as HOOK_FAILED', async () => {
@@ -66,6 +63,5 @@ describe('tools hooks: next() is a promise', () => {
       content: [{ type: 'text', text: 'Error: tools/pre-execute listener failed: next() called twice in a "tools/pre-execute" listener' }],
       code: 'HOOK_FAILED',
     })
-    await s.end()
   })
 })

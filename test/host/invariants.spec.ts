@@ -98,4 +98,32 @@ describe('test/support/invariants.ts', () => {
     invariants.dispose()
     await handle.dispose()
   })
+
+  it('names an agent published again after its agent/disposed', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const { session } = fakeSession('s', [])
+    const agent = { id: 's', session } as unknown as Agent
+    root.emit('agent/created', agent)
+    root.emit('agent/disposed', agent)
+    root.emit('agent/created', agent)
+    expect(failureOf(() => invariants.check())).to.contain('agent "s" was published again after agent/disposed')
+    invariants.dispose()
+  })
+
+  it('accepts a resumed agent under the id of a disposed one, checking its new appends', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const { session, events } = fakeSession('s', ['note', 'note'])
+    root.emit('session/event', session, events[0])
+    root.emit('agent/disposed', { id: 's', session } as unknown as Agent)
+    const resumed = { id: 's', session } as unknown as Agent
+    root.emit('agent/created', resumed)
+    root.emit('session/event', session, events[1])
+    invariants.check()
+    root.emit('agent/disposed', resumed)
+    root.emit('session/event', session, events[1])
+    expect(failureOf(() => invariants.check())).to.contain('session "s" appended "note" after its agent was disposed')
+    invariants.dispose()
+  })
 })

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { Context } from 'cordis'
 import sinon from 'sinon'
 import type { Agent, AgentHandle, PromptAssembly, Session, SessionEvent, ToolExecution } from '../../lib/types.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 const echo = {
   name: 'echo',
@@ -68,7 +68,6 @@ describe('agent scopes: isolation (SPEC §1 "Scoped")', () => {
     listen(a.agent, 'A', heard)
     await toolTurn(s, b.agent)
     expect(heard).to.deep.equal([])
-    await s.end()
   })
 
   it('lets agent A’s listener hear every hook of A’s own turn', async () => {
@@ -84,7 +83,6 @@ describe('agent scopes: isolation (SPEC §1 "Scoped")', () => {
     for (const hook of ['tools/post-execute echo', 'tools/result echo', 'agent/turn-stop 1', 'session/event turn/end']) {
       expect(heard).to.include(`A ${hook}`)
     }
-    await s.end()
   })
 
   it('keeps agent A’s listeners out of direct tool calls made for B or for no agent', async () => {
@@ -97,7 +95,6 @@ describe('agent scopes: isolation (SPEC §1 "Scoped")', () => {
     await s.root.tools.execute({ name: 'echo', arguments: {}, agent: b.agent })
     await s.root.tools.execute({ name: 'echo', arguments: {} })
     expect(heard).to.deep.equal([])
-    await s.end()
   })
 
   it('scopes what a plugin applied to agent A’s context registers, until the plugin is unloaded', async () => {
@@ -127,7 +124,6 @@ describe('agent scopes: isolation (SPEC §1 "Scoped")', () => {
     a.agent.session.append('second', {})
     expect(heard).to.deep.equal(['A first'])
     expect(s.root.tools.get('echo', a.agent)).to.equal(undefined)
-    await s.end()
   })
 
   it('lets a global listener hear every agent', async () => {
@@ -141,7 +137,6 @@ describe('agent scopes: isolation (SPEC §1 "Scoped")', () => {
     a.agent.session.append('note', {})
     b.agent.session.append('note', {})
     expect([...sessions]).to.deep.equal([a.agent.id, b.agent.id])
-    await s.end()
   })
 
   it('does not change what A’s dispatch calls when 1000 other agents have scoped listeners', async () => {
@@ -171,6 +166,5 @@ describe('agent scopes: isolation (SPEC §1 "Scoped")', () => {
     expect(otherListener.callCount).to.equal(0)
     expect(globalCounts()).to.deep.equal(globalsBefore)
     await Promise.all(others.map((other) => other.dispose()))
-    await s.end()
   }).timeout(30_000)
 })

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
 import { createHost } from '../support/harness.ts'
-import { lastOf, nextEvent, scene, typesOf } from './scene.ts'
+import { lastOf, nextEvent, scene, typesOf } from '../support/scene.ts'
 
 const echo = {
   name: 'echo',
@@ -29,7 +29,6 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
       { type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text: 'hi there' }] } },
       { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
     ])
-    await s.end()
   })
 
   it('appends one assistant/delta per streamed text part and joins them in the message', async () => {
@@ -49,7 +48,6 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
     ])
     expect(lastOf(agent, 'assistant/message')).to.deep.equal({ turn: 1, step: 1, content: [{ type: 'text', text: 'one two' }] })
     unregister()
-    await s.end()
   })
 
   it('puts the finish usage on the assistant message', async () => {
@@ -63,7 +61,6 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
       content: [{ type: 'text', text: 'counted' }],
       usage: { inputTokens: 12, outputTokens: 3 },
     })
-    await s.end()
   })
 
   it('runs tool calls in model order, records their results and feeds them back on the next step', async () => {
@@ -97,7 +94,6 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
       { role: 'tool', callId: 'c2', name: 'echo', isError: false, content: [{ type: 'text', text: 'echo: b' }] },
     ])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('feeds a failed tool call back as an error result and keeps going', async () => {
@@ -113,7 +109,6 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
       content: [{ type: 'text', text: 'Error: unknown tool "nope"' }],
     })
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('carries earlier turns into the next request', async () => {
@@ -127,7 +122,6 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'first answer' }] },
       { role: 'user', content: [{ type: 'text', text: 'second' }] },
     ])
-    await s.end()
   })
 })
 
@@ -138,7 +132,6 @@ describe('agent loop: the model request (SPEC §1.4 step 3)', () => {
     s.scripted.push({ text: 'ok' })
     await runTurn(agent)
     expect(Object.hasOwn(s.scripted.requests[0], 'tools')).to.equal(false)
-    await s.end()
   })
 
   it('sends the schemas the agent sees, sorted by name', async () => {
@@ -150,7 +143,6 @@ describe('agent loop: the model request (SPEC §1.4 step 3)', () => {
     await runTurn(agent)
     expect(s.scripted.requests[0].tools?.map((tool) => tool.name)).to.deep.equal(['alpha', 'zeta'])
     expect(s.scripted.requests[0].tools?.[0]).to.deep.equal({ name: 'alpha', description: echo.description, parameters: echo.parameters })
-    await s.end()
   })
 
   it('passes maxTokens when set and leaves it out otherwise', async () => {
@@ -162,7 +154,6 @@ describe('agent loop: the model request (SPEC §1.4 step 3)', () => {
     await runTurn(open.agent)
     expect(s.scripted.requests[0].maxTokens).to.equal(256)
     expect(Object.hasOwn(s.scripted.requests[1], 'maxTokens')).to.equal(false)
-    await s.end()
   })
 
   it('sends the agent, its model, the assembled system prompt and the turn signal', async () => {
@@ -177,7 +168,6 @@ describe('agent loop: the model request (SPEC §1.4 step 3)', () => {
     expect(request.system).to.equal('You are terse.')
     expect(request.signal).to.be.an.instanceOf(AbortSignal)
     expect(request.signal.aborted).to.equal(false)
-    await s.end()
   })
 })
 
@@ -192,7 +182,6 @@ describe('agent loop: max-tokens (SPEC §1.4 step 4)', () => {
     expect(lastOf(agent, 'assistant/message')).to.deep.equal({ turn: 1, step: 1, content: [{ type: 'text', text: 'cut' }] })
     expect(typesOf(agent)).to.not.include('tool/result')
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'max-tokens' } })
-    await s.end()
   })
 
   it('leaves an empty, usage-only message when a tool-only step is truncated', async () => {
@@ -211,7 +200,6 @@ describe('agent loop: max-tokens (SPEC §1.4 step 4)', () => {
       usage: { inputTokens: 5, outputTokens: 9 },
     })
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'max-tokens' } })
-    await s.end()
   })
 
   it('does not send an empty message to the model on the next turn', async () => {
@@ -221,7 +209,6 @@ describe('agent loop: max-tokens (SPEC §1.4 step 4)', () => {
     await runTurn(agent, 'first')
     await runTurn(agent, 'second')
     expect(s.scripted.requests[1].messages.map((message) => message.role)).to.deep.equal(['user', 'user'])
-    await s.end()
   })
 })
 
@@ -240,7 +227,6 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
       { type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text: 'partial' }], interrupted: true } },
       { type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } } },
     ])
-    await s.end()
   })
 
   it('reports a hook cause with its reason', async () => {
@@ -253,7 +239,6 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
     agent.cancel({ kind: 'hook', reason: 'budget spent' })
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'hook', reason: 'budget spent' } } })
-    await s.end()
   })
 
   it('aborts the signal the model request carries', async () => {
@@ -266,7 +251,6 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
     agent.cancel({ kind: 'parent' })
     expect(s.scripted.requests[0].signal.aborted).to.equal(true)
     await agent.whenIdle()
-    await s.end()
   })
 
   it('ends aborted when cancelled while a tool runs, without another model request', async () => {
@@ -291,7 +275,6 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
     expect(s.scripted.requests).to.have.length(1)
-    await s.end()
   })
 })
 
@@ -302,7 +285,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
     s.scripted.push(new Error('upstream 503'))
     await runTurn(agent)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'error', error: { message: 'upstream 503' } } })
-    await s.end()
   })
 
   it('keeps the code of an adapter error that has one', async () => {
@@ -314,7 +296,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
       turn: 1,
       reason: { kind: 'error', error: { message: 'slow down', code: 'RATE_LIMITED' } },
     })
-    await s.end()
   })
 
   it('ends the turn error when an adapter fails mid-stream', async () => {
@@ -330,7 +311,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
     expect(lastOf(agent, 'assistant/delta')).to.deep.equal({ turn: 1, step: 1, text: 'half' })
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'error', error: { message: 'connection reset' } } })
     unregister()
-    await s.end()
   })
 
   it('ends the turn error NO_MODEL when the agent has no provider', async () => {
@@ -342,7 +322,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
       reason: { kind: 'error', error: { message: 'agent "bare" has no model provider', code: 'NO_MODEL' } },
     })
     await handle.dispose()
-    await s.end()
   })
 
   it('ends the turn error NO_MODEL when the agent has no model', async () => {
@@ -354,7 +333,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
       reason: { kind: 'error', error: { message: 'agent "nomodel" has no model', code: 'NO_MODEL' } },
     })
     await handle.dispose()
-    await s.end()
   })
 
   it('ends the turn error NO_MODEL when no adapter serves the provider', async () => {
@@ -365,7 +343,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
       turn: 1,
       reason: { kind: 'error', error: { message: 'no model adapter for provider "nowhere"', code: 'NO_MODEL' } },
     })
-    await s.end()
   })
 
   it('ends the turn error MAX_STEPS once maxSteps steps all asked for tools', async () => {
@@ -381,7 +358,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
     })
     expect(s.scripted.requests).to.have.length(2)
     expect(s.scripted.pending).to.equal(1)
-    await s.end()
   })
 
   it('takes the default maxSteps from the host config', async () => {
@@ -393,7 +369,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
       turn: 1,
       reason: { kind: 'error', error: { message: 'turn exceeded maxSteps 1', code: 'MAX_STEPS' } },
     })
-    await s.end()
   })
 
   it('ends the turn error when a system-prompt/assemble listener throws', async () => {
@@ -405,7 +380,6 @@ describe('agent loop: errors (SPEC §1.4)', () => {
     await runTurn(agent)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'error', error: { message: 'prompt broke' } } })
     expect(s.scripted.requests).to.have.length(0)
-    await s.end()
   })
 })
 
@@ -418,7 +392,6 @@ describe('agent loop: agent/pre-step (SPEC §1.4 step 2)', () => {
     expect(typesOf(agent)).to.deep.equal(['turn/start', 'user/message', 'turn/end'])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'blocked' } })
     expect(s.scripted.requests).to.have.length(0)
-    await s.end()
   })
 
   it('enters the step when listeners defer to next()', async () => {
@@ -433,7 +406,6 @@ describe('agent loop: agent/pre-step (SPEC §1.4 step 2)', () => {
     await runTurn(agent)
     expect(seen).to.deep.equal([{ subject: true, turn: 1, step: 1 }])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('accepts an async decision', async () => {
@@ -442,7 +414,6 @@ describe('agent loop: agent/pre-step (SPEC §1.4 step 2)', () => {
     agent.ctx.on('agent/pre-step', async () => ({ kind: 'reject' }))
     await runTurn(agent)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'blocked' } })
-    await s.end()
   })
 
   it('ends the turn error when a listener throws', async () => {
@@ -453,7 +424,6 @@ describe('agent loop: agent/pre-step (SPEC §1.4 step 2)', () => {
     })
     await runTurn(agent)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'error', error: { message: 'gate broke' } } })
-    await s.end()
   })
 
   it('asks again before every step', async () => {
@@ -469,7 +439,6 @@ describe('agent loop: agent/pre-step (SPEC §1.4 step 2)', () => {
     await runTurn(agent)
     expect(steps).to.deep.equal([1, 2])
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'blocked' } })
-    await s.end()
   })
 })
 
@@ -489,7 +458,6 @@ describe('agent loop: agent/turn-stop (SPEC §1.4 step 6)', () => {
     expect(typesOf(agent).at(-2)).to.equal('tool/result')
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
     expect(s.scripted.requests).to.have.length(1)
-    await s.end()
   })
 
   it('lets the turn go on when every answer is falsy', async () => {
@@ -502,7 +470,6 @@ describe('agent loop: agent/turn-stop (SPEC §1.4 step 6)', () => {
     await runTurn(agent)
     expect(s.scripted.requests).to.have.length(2)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('stops even on the last allowed step, ending completed rather than MAX_STEPS', async () => {
@@ -513,7 +480,6 @@ describe('agent loop: agent/turn-stop (SPEC §1.4 step 6)', () => {
     s.scripted.push({ toolCalls: [{ name: 'echo', arguments: '{"text":"x"}' }] })
     await runTurn(agent)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 })
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { StoredSession } from '../../plugins/host/index.ts'
-import { rejectionOf, scene } from './scene.ts'
+import { rejectionOf, scene } from '../support/scene.ts'
 
 const stored: StoredSession = {
   header: { id: 'kept', createdAt: 1700000000000 },
@@ -25,7 +25,6 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     expect(asked).to.deep.equal(['first kept', 'second kept'])
     expect(handle.agent.session.events).to.deep.equal(stored.events)
     await handle.dispose()
-    await s.end()
   })
 
   it('does not ask a later store once one holds the session', async () => {
@@ -39,7 +38,6 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     const handle = await s.root.agents.resume('kept', options)
     expect(asked).to.deep.equal(['first'])
     await handle.dispose()
-    await s.end()
   })
 
   it('passes over a store that rejects when a later one holds the session', async () => {
@@ -51,7 +49,6 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     const handle = await s.root.agents.resume('kept', options)
     expect(handle.agent.id).to.equal('kept')
     await handle.dispose()
-    await s.end()
   })
 
   it('rejects with the first store error when no store holds the session, leaving no trace', async () => {
@@ -64,7 +61,6 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     })
     s.on('session/load', async () => undefined)
     expect((await rejectionOf(s.root.agents.resume('kept', options))).message).to.equal('first store is offline')
-    await s.end()
   })
 
   it('rejects with "no session store holds session" when every store answers undefined', async () => {
@@ -74,7 +70,6 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     const error = await rejectionOf(s.root.agents.resume('kept', options))
     expect(error.message).to.equal('no session store holds session "kept"')
     expect(error.code).to.equal('INVALID_SESSION')
-    await s.end()
   })
 
   it('rejects a store answer that holds another session', async () => {
@@ -83,7 +78,6 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     const error = await rejectionOf(s.root.agents.resume('kept', options))
     expect(error.message).to.equal('a session store answered session "kept" with session "other"')
     expect(s.root.agents.get('other')).to.equal(undefined)
-    await s.end()
   })
 
   it('leaves no agent, session or registration behind when the resumed agent fails its setup', async () => {
@@ -100,6 +94,5 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     expect(s.root.agents.get('kept')).to.equal(undefined)
     expect(s.root.sessions.get('kept')).to.equal(undefined)
     expect(s.root.tools.get('scoped')).to.equal(undefined)
-    await s.end()
   })
 })

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { createDriverHost } from '../support/driver.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 describe('secret-free errors, diagnostics and logs', () => {
   it('redacts URL credentials from a tool’s error result', async () => {
@@ -15,7 +15,6 @@ describe('secret-free errors, diagnostics and logs', () => {
     })
     const result = await s.root.tools.execute({ name: 'query', arguments: {} })
     expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: cannot connect to postgres://***@db.internal/main' }])
-    await s.end()
   })
 
   it('redacts a bearer token from a contained listener failure in the host log', async () => {
@@ -29,7 +28,6 @@ describe('secret-free errors, diagnostics and logs', () => {
     // the host logs the stack, which starts with the message
     expect(logged[0]).to.match(/^a "agent\/created" listener failed: Error: upstream said: Authorization: Bearer \*\*\*\n/)
     expect(logged[0]).not.to.include('sk-live')
-    await s.end()
   })
 
   it('redacts URL credentials from a child’s diagnostic', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Session, SessionEvent } from '../../lib/types.ts'
-import { lastOf, rejectionOf, scene, typesOf } from './scene.ts'
+import { lastOf, rejectionOf, scene, typesOf } from '../support/scene.ts'
 
 const badIntegers: [string, unknown][] = [
   ['-1', -1],
@@ -19,7 +19,6 @@ describe('session headers (SPEC §1.2)', () => {
         const created = s.create({ sessionId: 'bad', header: { [field]: value as number } })
         expect((await rejectionOf(created)).message).to.equal(`session header ${field} must be a non-negative safe integer`)
         expect(s.root.sessions.get('bad')).to.equal(undefined)
-        await s.end()
       })
     }
 
@@ -29,7 +28,6 @@ describe('session headers (SPEC §1.2)', () => {
       const max = await s.create({ header: { [field]: Number.MAX_SAFE_INTEGER } })
       expect(zero.agent.session.header[field]).to.equal(0)
       expect(max.agent.session.header[field]).to.equal(Number.MAX_SAFE_INTEGER)
-      await s.end()
     })
   }
 
@@ -39,7 +37,6 @@ describe('session headers (SPEC §1.2)', () => {
       const created = s.create({ sessionId: 'bad', header: { [field]: 7 as unknown as string } })
       expect((await rejectionOf(created)).message).to.equal(`session header ${field} must be a string`)
       expect(s.root.sessions.get('bad')).to.equal(undefined)
-      await s.end()
     })
   }
 
@@ -47,7 +44,6 @@ describe('session headers (SPEC §1.2)', () => {
     const s = await scene()
     const { agent } = await s.create({ header: { parentSession: 'parent', label: 'review', callId: 'call_7' } })
     expect(agent.session.header).to.include({ parentSession: 'parent', label: 'review', callId: 'call_7' })
-    await s.end()
   })
 
   it('keeps the given fields and freezes the header', async () => {
@@ -63,7 +59,6 @@ describe('session headers (SPEC §1.2)', () => {
     expect(() => {
       ;(header as { delegationDepth?: number }).delegationDepth = 0
     }).to.throw(TypeError)
-    await s.end()
   })
 })
 
@@ -76,7 +71,6 @@ describe('session events (SPEC §1.2)', () => {
     await agent.whenIdle()
     expect(agent.session.events.length).to.be.greaterThan(6)
     expect(agent.session.events.map((event) => event.seq)).to.deep.equal(agent.session.events.map((_event, index) => index))
-    await s.end()
   })
 
   it('returns the appended event, frozen down to its data', async () => {
@@ -92,7 +86,6 @@ describe('session events (SPEC §1.2)', () => {
       true,
       true,
     ])
-    await s.end()
   })
 
   it('freezes the events the loop writes', async () => {
@@ -105,7 +98,6 @@ describe('session events (SPEC §1.2)', () => {
     const data = message.data as { content: { text: string }[] }
     expect(Object.isFrozen(message)).to.equal(true)
     expect(Object.isFrozen(data.content[0])).to.equal(true)
-    await s.end()
   })
 })
 
@@ -119,7 +111,6 @@ describe('session/event (SPEC §1.2)', () => {
     })
     agent.session.append('note', {})
     expect(seen).to.deep.equal([{ length: 1, isLast: true }])
-    await s.end()
   })
 
   it('contains a throwing listener: the append succeeds, later listeners still hear it, the error is logged', async () => {
@@ -136,7 +127,6 @@ describe('session/event (SPEC §1.2)', () => {
     expect(agent.session.events).to.deep.equal([event])
     expect(heard).to.deep.equal(['note'])
     expect(s.logged().join('\n')).to.contain('listener exploded')
-    await s.end()
   })
 
   it('contains a rejecting listener and logs the rejection', async () => {
@@ -152,7 +142,6 @@ describe('session/event (SPEC §1.2)', () => {
     // the host attached its handler first, so it has run once ours has
     await rejection.catch(() => {})
     expect(s.logged().join('\n')).to.contain('async listener failed')
-    await s.end()
   })
 
   it('keeps a throwing listener from breaking a turn', async () => {
@@ -165,7 +154,6 @@ describe('session/event (SPEC §1.2)', () => {
     agent.followup('hello')
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 })
 
@@ -178,7 +166,6 @@ describe('sessions.get / sessions.list (SPEC §1.2)', () => {
     await handle.dispose()
     expect(s.root.sessions.get('a')).to.equal(undefined)
     expect(s.root.sessions.list()).to.deep.equal([])
-    await s.end()
   })
 })
 
@@ -198,7 +185,6 @@ describe('seeded sessions (SPEC §1.2)', () => {
     const events = child.agent.session.events
     expect(events.slice(0, seed.length)).to.deep.equal(seed)
     expect(events.slice(seed.length)).to.deep.equal([{ seq: seed.length, type: 'session/end-seed', data: {} }])
-    await s.end()
   })
 
   it('does not add a second marker when the seed already ends with one', async () => {
@@ -209,14 +195,12 @@ describe('seeded sessions (SPEC §1.2)', () => {
     ]
     const { agent } = await s.create({ seed })
     expect(agent.session.events.map((event) => event.type)).to.deep.equal(['note', 'session/end-seed'])
-    await s.end()
   })
 
   it('marks an empty seed too', async () => {
     const s = await scene()
     const { agent } = await s.create({ seed: [] })
     expect(agent.session.events).to.deep.equal([{ seq: 0, type: 'session/end-seed', data: {} }])
-    await s.end()
   })
 
   it('copies and freezes seed data, so later edits of the seed do not leak in', async () => {
@@ -226,7 +210,6 @@ describe('seeded sessions (SPEC §1.2)', () => {
     seed[0].data.list.push(2)
     expect(agent.session.events[0].data).to.deep.equal({ list: [1] })
     expect(Object.isFrozen(agent.session.events[0].data)).to.equal(true)
-    await s.end()
   })
 
   it('emits no session/event for the seed or the marker', async () => {
@@ -237,7 +220,6 @@ describe('seeded sessions (SPEC §1.2)', () => {
     })
     await s.create({ seed: [{ seq: 0, type: 'note', data: {} }] })
     expect(heard).to.deep.equal([])
-    await s.end()
   })
 
   it('rejects a seed whose seq is not contiguous from 0, leaving no trace', async () => {
@@ -248,13 +230,11 @@ describe('seeded sessions (SPEC §1.2)', () => {
     ]
     expect((await rejectionOf(s.create({ sessionId: 'gap', seed }))).message).to.equal('session seed event 1 has seq 2, expected 1')
     expect(s.root.sessions.get('gap')).to.equal(undefined)
-    await s.end()
   })
 
   it('rejects a seed that starts at seq 1', async () => {
     const s = await scene()
     expect((await rejectionOf(s.create({ seed: [{ seq: 1, type: 'note', data: {} }] }))).message).to.equal('session seed event 0 has seq 1, expected 0')
-    await s.end()
   })
 
   for (const [label, data] of [
@@ -267,7 +247,6 @@ describe('seeded sessions (SPEC §1.2)', () => {
       const s = await scene()
       const seed = [{ seq: 0, type: 'note', data }] as unknown as SessionEvent[]
       expect((await rejectionOf(s.create({ seed }))).message).to.equal('session seed event 0 data must be JSON data')
-      await s.end()
     })
   }
 })
@@ -297,7 +276,6 @@ describe('session.append validation (issue 9)', () => {
       expect(() => agent.session.append('note/bad', data)).to.throw(message).with.property('code', 'INVALID_SESSION')
       expect(agent.session.events).to.have.length(before)
       expect(heard).to.deep.equal([])
-      await s.end()
     })
   }
 
@@ -306,7 +284,6 @@ describe('session.append validation (issue 9)', () => {
     const { agent } = await s.create()
     expect(() => agent.session.append('', {})).to.throw('session event type must be a non-empty string')
     expect(agent.session.events).to.have.length(0)
-    await s.end()
   })
 
   it('accepts data nested exactly 256 levels deep', async () => {
@@ -314,7 +291,6 @@ describe('session.append validation (issue 9)', () => {
     const { agent } = await s.create()
     agent.session.append('note/deep', nested(256))
     expect(agent.session.events).to.have.length(1)
-    await s.end()
   })
 
   it('leaves the caller data unfrozen when it rejects it', async () => {
@@ -324,7 +300,6 @@ describe('session.append validation (issue 9)', () => {
     expect(() => agent.session.append('note/bad', data)).to.throw('data.bad is a Map object')
     expect(Object.isFrozen(data)).to.equal(false)
     expect(Object.isFrozen(data.ok)).to.equal(false)
-    await s.end()
   })
 
   it('keeps every later seed of the session valid after a rejected append', async () => {
@@ -334,6 +309,5 @@ describe('session.append validation (issue 9)', () => {
     expect(() => parent.agent.session.append('note/bad', { when: new Date(0) })).to.throw()
     const child = await s.create({ seed: parent.agent.session.events })
     expect(typesOf(child.agent)).to.deep.equal(['note/ok', 'session/end-seed'])
-    await s.end()
   })
 })

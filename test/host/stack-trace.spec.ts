@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 describe('agent scope fibers and error stacks', () => {
   it('keeps the stack of an error made by an unrelated listener while an agent’s fiber is created', async () => {
@@ -11,7 +11,6 @@ describe('agent scope fibers and error stacks', () => {
     agent.ctx.effect(() => () => {})
     expect(made).to.have.length.greaterThan(0)
     for (const error of made) expect(error.stack).to.match(/\n\s+at /)
-    await s.end()
   })
 
   it('leaves Error.stackTraceLimit as it was after creating an agent’s fiber', async () => {
@@ -23,6 +22,5 @@ describe('agent scope fibers and error stacks', () => {
     agent.ctx.effect(() => () => {})
     expect(seen).to.equal(limit)
     expect(Error.stackTraceLimit).to.equal(limit)
-    await s.end()
   })
 })

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { Agent, PromptAssembly, PromptSection } from '../../lib/types.ts'
 import { createHost } from '../support/harness.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 type Next = () => PromptAssembly
 
@@ -13,7 +13,6 @@ describe('systemPrompt.assemble (SPEC §1.6)', () => {
     s.root.systemPrompt.section({ name: 'persona', order: 0, text: 'You are terse.' })
     const { agent } = await s.create()
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('You are terse.\n\nUse tools wisely.')
-    await s.end()
   })
 
   it('breaks ties by registration order', async () => {
@@ -22,7 +21,6 @@ describe('systemPrompt.assemble (SPEC §1.6)', () => {
     s.root.systemPrompt.section({ name: 'a', order: 5, text: 'second registered' })
     const { agent } = await s.create()
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('first registered\n\nsecond registered')
-    await s.end()
   })
 
   it('drops empty sections from the text', async () => {
@@ -32,14 +30,12 @@ describe('systemPrompt.assemble (SPEC §1.6)', () => {
     s.root.systemPrompt.section({ name: 'three', order: 3, text: 'three' })
     const { agent } = await s.create()
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('one\n\nthree')
-    await s.end()
   })
 
   it('is empty when there are no sections', async () => {
     const s = await scene()
     const { agent } = await s.create()
     expect(s.root.systemPrompt.assemble(agent)).to.deep.equal({ sections: [], text: '' })
-    await s.end()
   })
 
   it('lists the sections it was built from', async () => {
@@ -47,7 +43,6 @@ describe('systemPrompt.assemble (SPEC §1.6)', () => {
     s.root.systemPrompt.section({ name: 'persona', order: 0, text: 'You are terse.' })
     const { agent } = await s.create()
     expect(s.root.systemPrompt.assemble(agent).sections).to.deep.equal([{ name: 'persona', order: 0, text: 'You are terse.' }])
-    await s.end()
   })
 
   it('sees a section added after an earlier assembly', async () => {
@@ -58,7 +53,6 @@ describe('systemPrompt.assemble (SPEC §1.6)', () => {
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('late')
     remove()
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('')
-    await s.end()
   })
 
   it('hands out a result that no caller can edit into another agent’s prompt', async () => {
@@ -69,7 +63,6 @@ describe('systemPrompt.assemble (SPEC §1.6)', () => {
     const assembled = s.root.systemPrompt.assemble(first.agent)
     expect(() => (assembled.sections as PromptSection[]).push({ name: 'sneaky', order: 1, text: 'Sneaky.' })).to.throw(TypeError)
     expect(s.root.systemPrompt.assemble(second.agent).sections).to.deep.equal([{ name: 'persona', order: 0, text: 'Persona.' }])
-    await s.end()
   })
 
   it('rejects a section without a finite order', async () => {
@@ -78,7 +71,6 @@ describe('systemPrompt.assemble (SPEC §1.6)', () => {
       TypeError,
       'prompt section "x" order must be a finite number',
     )
-    await s.end()
   })
 })
 
@@ -92,7 +84,6 @@ describe('scoped sections (SPEC §1.6)', () => {
     child.agent.ctx.systemPrompt.section({ name: 'persona', order: 0, text: 'Child persona.' })
     expect(s.root.systemPrompt.assemble(child.agent).text).to.equal('Child persona.\n\nBe safe.')
     expect(s.root.systemPrompt.assemble(sibling.agent).text).to.equal('Deployment persona.\n\nBe safe.')
-    await s.end()
   })
 
   it('adds a section of a new name for its agent only', async () => {
@@ -102,7 +93,6 @@ describe('scoped sections (SPEC §1.6)', () => {
     child.agent.ctx.systemPrompt.section({ name: 'extra', order: 190, text: 'Report with the tool.' })
     expect(s.root.systemPrompt.assemble(child.agent).text).to.equal('Report with the tool.')
     expect(s.root.systemPrompt.assemble(sibling.agent).text).to.equal('')
-    await s.end()
   })
 
   it('restores the global section when the scoped one is removed', async () => {
@@ -112,7 +102,6 @@ describe('scoped sections (SPEC §1.6)', () => {
     const remove = agent.ctx.systemPrompt.section({ name: 'persona', order: 0, text: 'Child persona.' })
     remove()
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('Deployment persona.')
-    await s.end()
   })
 
   it('reaches the model request as the system prompt', async () => {
@@ -124,7 +113,6 @@ describe('scoped sections (SPEC §1.6)', () => {
     agent.followup('hello')
     await agent.whenIdle()
     expect(s.scripted.requests[0].system).to.equal('Child persona.')
-    await s.end()
   })
 
   it('goes with the plugin that registered a global section', async () => {
@@ -140,7 +128,6 @@ describe('scoped sections (SPEC §1.6)', () => {
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('from a plugin')
     await fiber.dispose()
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('')
-    await s.end()
   })
 })
 
@@ -155,7 +142,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
       return next()
     })
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('Persona.\n\nMiddle.\n\nTail.')
-    await s.end()
   })
 
   it('lets a listener drop a section', async () => {
@@ -170,7 +156,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
     const assembled = s.root.systemPrompt.assemble(agent)
     expect(assembled.text).to.equal('Persona.')
     expect(assembled.sections.map((section) => section.name)).to.deep.equal(['persona'])
-    await s.end()
   })
 
   it('lets a listener reorder sections by changing their order', async () => {
@@ -183,7 +168,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
       return next()
     })
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('B.\n\nA.')
-    await s.end()
   })
 
   it('takes the listener’s order of sections that tie', async () => {
@@ -196,7 +180,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
       return next()
     })
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('B.\n\nA.')
-    await s.end()
   })
 
   it('uses what a listener returns without calling next(): it owns the result', async () => {
@@ -212,7 +195,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
     const assembled = s.root.systemPrompt.assemble(agent)
     expect(assembled).to.deep.equal({ sections: [{ name: 'only', order: 0, text: 'Only this.' }], text: 'Only this.' })
     expect(inner).to.deep.equal([])
-    await s.end()
   })
 
   it('passes the agent being assembled for', async () => {
@@ -225,7 +207,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
     })
     s.root.systemPrompt.assemble(agent)
     expect(seen).to.deep.equal([agent])
-    await s.end()
   })
 
   it('runs an agent’s scoped listener for that agent only', async () => {
@@ -238,7 +219,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
     })
     expect(s.root.systemPrompt.assemble(shaped.agent).text).to.equal('Extra.')
     expect(s.root.systemPrompt.assemble(plain.agent).text).to.equal('')
-    await s.end()
   })
 
   it('does not let one assembly’s edits leak into the next', async () => {
@@ -253,7 +233,6 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
     })
     s.root.systemPrompt.assemble(agent)
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('Persona.\n\nAdded 2.')
-    await s.end()
   })
 })
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { ExecuteRequest, ToolExecution } from '../../lib/types.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 
 const objectSchema = { type: 'object' }
 
@@ -32,7 +32,6 @@ describe('tools.execute: a disposed agent', () => {
       code: 'AGENT_DISPOSED',
     })
     expect(ran).to.equal(0)
-    await s.end()
   })
 
   it('refuses a call for a disposed agent that never had a scope context', async () => {
@@ -44,7 +43,6 @@ describe('tools.execute: a disposed agent', () => {
     const result = await s.root.tools.execute({ name: 'read', arguments: {}, agent: handle.agent })
     expect(result.code).to.equal('AGENT_DISPOSED')
     expect(ran).to.equal(0)
-    await s.end()
   })
 
   it('lets no hook or guard see a disposed agent’s call', async () => {
@@ -60,7 +58,6 @@ describe('tools.execute: a disposed agent', () => {
     await handle.dispose()
     await s.root.tools.execute({ name: 'read', arguments: {}, agent: handle.agent })
     expect(seen).to.deep.equal([])
-    await s.end()
   })
 })
 
@@ -85,7 +82,6 @@ describe('tools.execute: a malformed request', () => {
       const error = await rejection(promise!)
       expect(error).to.be.instanceOf(TypeError)
       expect(error.message).to.equal(message)
-      await s.end()
     })
   }
 })
@@ -104,7 +100,6 @@ describe('tools.restrict: a malformed filter', () => {
       const { agent } = await s.create()
       expect(() => agent.ctx.tools.restrict(filter as { deny: string[] })).to.throw(TypeError, message)
       expect(s.root.tools.schemas(agent).map((schema) => schema.name)).to.deep.equal(['read'])
-      await s.end()
     })
   }
 })

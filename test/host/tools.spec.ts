@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { PreExecuteDecision, ToolExecution, ToolResult } from '../../lib/types.ts'
-import { scene } from './scene.ts'
+import { scene } from '../support/scene.ts'
 import { createHost } from '../support/harness.ts'
 
 const objectSchema = { type: 'object' }
@@ -30,7 +30,6 @@ describe('tools.register (SPEC §1.5)', () => {
     expect(s.root.tools.schemas().map((schema) => schema.name)).to.deep.equal(['alpha', 'zulu'])
     expect(s.root.tools.schemas(agent).map((schema) => schema.name)).to.deep.equal(['alpha', 'zulu'])
     expect(s.root.tools.get('alpha')).to.deep.equal({ name: 'alpha', description: 'The alpha tool.', parameters: objectSchema })
-    await s.end()
   })
 
   it('rejects a second global tool with a taken name', async () => {
@@ -45,7 +44,6 @@ describe('tools.register (SPEC §1.5)', () => {
     expect(error?.message).to.equal('tool "taken" is already registered')
     expect(error?.code).to.equal('DUPLICATE_TOOL')
     expect(textOf(await s.root.tools.execute({ name: 'taken', arguments: {} }))).to.equal('taken ran')
-    await s.end()
   })
 
   it('rejects a second scoped tool with a taken name in the same agent', async () => {
@@ -53,7 +51,6 @@ describe('tools.register (SPEC §1.5)', () => {
     const { agent } = await s.create()
     agent.ctx.tools.register(tool('mine'))
     expect(() => agent.ctx.tools.register(tool('mine'))).to.throw('tool "mine" is already registered')
-    await s.end()
   })
 
   it('rejects a malformed definition with a TypeError', async () => {
@@ -63,7 +60,6 @@ describe('tools.register (SPEC §1.5)', () => {
       'tool "bad" parameters must be an object JSON schema',
     )
     expect(s.root.tools.get('bad')).to.equal(undefined)
-    await s.end()
   })
 
   it('removes the tool when its disposer is called', async () => {
@@ -72,7 +68,6 @@ describe('tools.register (SPEC §1.5)', () => {
     remove()
     expect(s.root.tools.get('brief')).to.equal(undefined)
     expect((await s.root.tools.execute({ name: 'brief', arguments: {} })).code).to.equal('UNKNOWN_TOOL')
-    await s.end()
   })
 
   it('removes a plugin’s global tool when the plugin is unloaded', async () => {
@@ -87,7 +82,6 @@ describe('tools.register (SPEC §1.5)', () => {
     expect(s.root.tools.get('plugged')?.name).to.equal('plugged')
     await fiber.dispose()
     expect(s.root.tools.get('plugged')).to.equal(undefined)
-    await s.end()
   })
 })
 
@@ -102,7 +96,6 @@ describe('scoped tools (SPEC §1.5)', () => {
     expect(s.root.tools.get('private')).to.equal(undefined)
     const denied = await s.root.tools.execute({ name: 'private', arguments: {}, agent: other.agent })
     expect(textOf(denied)).to.equal('Error: unknown tool "private"')
-    await s.end()
   })
 
   it('shadows a global tool of the same name for its agent only', async () => {
@@ -114,7 +107,6 @@ describe('scoped tools (SPEC §1.5)', () => {
     expect(textOf(await s.root.tools.execute({ name: 'shared', arguments: {}, agent: owner.agent }))).to.equal('scoped')
     expect(textOf(await s.root.tools.execute({ name: 'shared', arguments: {}, agent: other.agent }))).to.equal('global')
     expect(s.root.tools.schemas(owner.agent).map((schema) => schema.description)).to.deep.equal(['Scoped version.'])
-    await s.end()
   })
 
   it('uncovers the global tool again when the scoped one is removed', async () => {
@@ -124,7 +116,6 @@ describe('scoped tools (SPEC §1.5)', () => {
     const remove = agent.ctx.tools.register(tool('shared', () => 'scoped'))
     remove()
     expect(textOf(await s.root.tools.execute({ name: 'shared', arguments: {}, agent }))).to.equal('global')
-    await s.end()
   })
 
   it('vanishes when its agent is disposed', async () => {
@@ -133,7 +124,6 @@ describe('scoped tools (SPEC §1.5)', () => {
     handle.agent.ctx.tools.register(tool('private'))
     await handle.dispose()
     expect(s.root.tools.get('private', handle.agent)).to.equal(undefined)
-    await s.end()
   })
 })
 
@@ -144,7 +134,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     s.root.tools.register({ ...echo, execute: (args: { text: string }) => (seen = args) })
     await s.root.tools.execute({ name: 'echo', arguments: '{"text":"hi"}' })
     expect(seen).to.deep.equal({ text: 'hi' })
-    await s.end()
   })
 
   it('accepts an already-parsed value and hands the body a copy', async () => {
@@ -155,7 +144,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     await s.root.tools.execute({ name: 'echo', arguments: input })
     expect(seen).to.deep.equal({ text: 'hi' })
     expect(seen).to.not.equal(input)
-    await s.end()
   })
 
   it('freezes the arguments deeply', async () => {
@@ -165,7 +153,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     await s.root.tools.execute({ name: 'frozen', arguments: '{"list":[1,2]}' })
     expect(Object.isFrozen(seen)).to.equal(true)
     expect(Object.isFrozen(seen.list)).to.equal(true)
-    await s.end()
   })
 
   it('keeps a "__proto__" key as plain data without touching any prototype', async () => {
@@ -178,7 +165,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     expect(Object.hasOwn(seen, '__proto__')).to.equal(true)
     expect(seen.polluted).to.equal(undefined)
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined)
-    await s.end()
   })
 
   it('validates a "__proto__" property against its schema', async () => {
@@ -189,7 +175,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     })
     const result = await s.root.tools.execute({ name: 'proto', arguments: '{"__proto__":5}' })
     expect(result.code).to.equal('INVALID_ARGS')
-    await s.end()
   })
 
   it('treats empty JSON text as no arguments', async () => {
@@ -198,7 +183,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     s.root.tools.register(tool('empty', (args: never) => void (seen = args)))
     await s.root.tools.execute({ name: 'empty', arguments: '' })
     expect(seen).to.deep.equal({})
-    await s.end()
   })
 
   it('rejects text that is not JSON with INVALID_ARGS, without running the body', async () => {
@@ -210,7 +194,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
       content: [{ type: 'text', text: 'Error: invalid arguments: arguments are not valid JSON' }],
       code: 'INVALID_ARGS',
     })
-    await s.end()
   })
 
   it('validates against the parameters schema with ajv before the body runs', async () => {
@@ -219,7 +202,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     const result = await s.root.tools.execute({ name: 'echo', arguments: '{"text":5,"extra":true}' })
     expect(result.code).to.equal('INVALID_ARGS')
     expect(textOf(result)).to.equal('Error: invalid arguments: value must NOT have additional property "extra"; value.text must be string')
-    await s.end()
   })
 
   it('reports a missing required property by name', async () => {
@@ -227,7 +209,6 @@ describe('tools.execute: arguments (SPEC §1.5)', () => {
     s.root.tools.register(echo)
     const result = await s.root.tools.execute({ name: 'echo', arguments: {} })
     expect(textOf(result)).to.equal('Error: invalid arguments: value must have required property "text"')
-    await s.end()
   })
 })
 
@@ -236,7 +217,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     const s = await scene()
     const result = await s.root.tools.execute({ name: 'x', arguments: '{}' })
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: unknown tool "x"' }], code: 'UNKNOWN_TOOL' })
-    await s.end()
   })
 
   it('renders a returned string as text and keeps it as the value', async () => {
@@ -244,7 +224,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     s.root.tools.register(echo)
     const result = await s.root.tools.execute({ name: 'echo', arguments: { text: 'hi' } })
     expect(result).to.deep.equal({ isError: false, value: 'echo: hi', content: [{ type: 'text', text: 'echo: hi' }] })
-    await s.end()
   })
 
   it('renders a returned JSON value as JSON text', async () => {
@@ -252,7 +231,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     s.root.tools.register(tool('data', () => ({ answer: 42 })))
     const result = await s.root.tools.execute({ name: 'data', arguments: {} })
     expect(result).to.deep.equal({ isError: false, value: { answer: 42 }, content: [{ type: 'text', text: '{"answer":42}' }] })
-    await s.end()
   })
 
   it('passes a returned ToolResult through as it is', async () => {
@@ -260,7 +238,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     const own: ToolResult = { isError: true, content: [{ type: 'text', text: 'custom failure' }], code: 'MINE' }
     s.root.tools.register(tool('custom', () => own))
     expect(await s.root.tools.execute({ name: 'custom', arguments: {} })).to.deep.equal(own)
-    await s.end()
   })
 
   it('turns a thrown error into exactly `Error: <message>`, code TOOL_FAILED', async () => {
@@ -272,7 +249,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     )
     const result = await s.root.tools.execute({ name: 'boom', arguments: {} })
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: it blew up' }], code: 'TOOL_FAILED' })
-    await s.end()
   })
 
   it('keeps the code of a thrown error that has one', async () => {
@@ -285,7 +261,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     const result = await s.root.tools.execute({ name: 'coded', arguments: {} })
     expect(result.code).to.equal('FORBIDDEN')
     expect(textOf(result)).to.equal('Error: no access')
-    await s.end()
   })
 
   it('turns a rejection of an async body into an error result', async () => {
@@ -294,7 +269,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     const result = await s.root.tools.execute({ name: 'later', arguments: {} })
     expect(textOf(result)).to.equal('Error: async failure')
     expect(result.isError).to.equal(true)
-    await s.end()
   })
 
   it('never rejects for the tool’s own failure', async () => {
@@ -306,7 +280,6 @@ describe('tools.execute: results (SPEC §1.5)', () => {
     )
     const result = await s.root.tools.execute({ name: 'thrower', arguments: {} })
     expect(textOf(result)).to.equal('Error: not even an Error')
-    await s.end()
   })
 })
 
@@ -334,7 +307,6 @@ describe('tool hooks (SPEC §1.5)', () => {
     expect(seen[0]).to.include({ callId: 'call-7', name: 'probe', agent, signal })
     expect(seen[0].args).to.deep.equal({ a: 1 })
     expect(Object.isFrozen(seen[0])).to.equal(true)
-    await s.end()
   })
 
   it('gives every execution its own token and carries the parent token it was given', async () => {
@@ -348,7 +320,6 @@ describe('tool hooks (SPEC §1.5)', () => {
     expect(seen[0].token).to.not.equal(seen[1].token)
     expect(seen[0].parent).to.equal(undefined)
     expect(seen[1].parent).to.equal(outer)
-    await s.end()
   })
 
   it('denies a call when a pre-execute listener says so, without running the body', async () => {
@@ -357,7 +328,6 @@ describe('tool hooks (SPEC §1.5)', () => {
     s.on('tools/pre-execute', () => ({ kind: 'deny', reason: 'not today' }))
     const result = await s.root.tools.execute({ name: 'gated', arguments: {} })
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: not today' }], code: 'TOOL_DENIED' })
-    await s.end()
   })
 
   it('turns a throwing pre-execute listener into an error result', async () => {
@@ -369,7 +339,6 @@ describe('tool hooks (SPEC §1.5)', () => {
     const result = await s.root.tools.execute({ name: 'gated', arguments: {} })
     expect(result.isError).to.equal(true)
     expect(textOf(result)).to.equal('Error: tools/pre-execute listener failed: policy crashed')
-    await s.end()
   })
 
   it('lets a post-execute listener turn a success into an error, which tools/result reports', async () => {
@@ -383,7 +352,6 @@ describe('tool hooks (SPEC §1.5)', () => {
     const result = await s.root.tools.execute({ name: 'fine', arguments: {} })
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: vetoed' }], code: 'VETOED' })
     expect(reported).to.deep.equal([result])
-    await s.end()
   })
 
   it('contains a throwing tools/result listener', async () => {
@@ -395,7 +363,6 @@ describe('tool hooks (SPEC §1.5)', () => {
     const result = await s.root.tools.execute({ name: 'fine', arguments: {} })
     expect(textOf(result)).to.equal('fine ran')
     expect(s.logged().join('\n')).to.contain('observer crashed')
-    await s.end()
   })
 
   const paths: [string, (s: Awaited<ReturnType<typeof scene>>) => Promise<ToolResult>][] = [
@@ -436,7 +403,6 @@ describe('tool hooks (SPEC §1.5)', () => {
       const result = await run(s)
       expect(reported).to.have.length(1)
       expect(reported[0]).to.equal(result)
-      await s.end()
     })
   }
 })
@@ -448,7 +414,6 @@ describe('tools.guard (SPEC §1.5)', () => {
     s.root.tools.guard((exec) => (exec.name === 'guarded' ? 'too dangerous' : undefined))
     const result = await s.root.tools.execute({ name: 'guarded', arguments: {} })
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: too dangerous' }], code: 'TOOL_DENIED' })
-    await s.end()
   })
 
   it('lets a call through when it returns undefined', async () => {
@@ -456,7 +421,6 @@ describe('tools.guard (SPEC §1.5)', () => {
     s.root.tools.register(tool('fine'))
     s.root.tools.guard(() => undefined)
     expect(textOf(await s.root.tools.execute({ name: 'fine', arguments: {} }))).to.equal('fine ran')
-    await s.end()
   })
 
   it('runs after the whole pre-execute waterfall: a prepended allow that skips next() cannot override it', async () => {
@@ -482,7 +446,6 @@ describe('tools.guard (SPEC §1.5)', () => {
     const result = await s.root.tools.execute({ name: 'guarded', arguments: {} })
     expect(order).to.deep.equal(['prepended allow', 'guard'])
     expect(textOf(result)).to.equal('Error: guard says no')
-    await s.end()
   })
 
   it('sees the execution object the body would get', async () => {
@@ -495,7 +458,6 @@ describe('tools.guard (SPEC §1.5)', () => {
     })
     await s.root.tools.execute({ name: 'fine', arguments: {} })
     expect(seen[0]).to.equal(seen[1])
-    await s.end()
   })
 
   it('applies a guard registered through agent.ctx to that agent only', async () => {
@@ -506,7 +468,6 @@ describe('tools.guard (SPEC §1.5)', () => {
     guarded.agent.ctx.tools.guard(() => 'not for you')
     expect(textOf(await s.root.tools.execute({ name: 'fine', arguments: {}, agent: guarded.agent }))).to.equal('Error: not for you')
     expect(textOf(await s.root.tools.execute({ name: 'fine', arguments: {}, agent: free.agent }))).to.equal('fine ran')
-    await s.end()
   })
 
   it('turns a throwing guard into an error result', async () => {
@@ -517,7 +478,6 @@ describe('tools.guard (SPEC §1.5)', () => {
     })
     const result = await s.root.tools.execute({ name: 'fine', arguments: {} })
     expect(textOf(result)).to.equal('Error: tool guard failed: guard crashed')
-    await s.end()
   })
 
   it('stops guarding once its disposer is called', async () => {
@@ -526,7 +486,6 @@ describe('tools.guard (SPEC §1.5)', () => {
     const remove = s.root.tools.guard(() => 'no')
     remove()
     expect(textOf(await s.root.tools.execute({ name: 'fine', arguments: {} }))).to.equal('fine ran')
-    await s.end()
   })
 })
 
@@ -545,7 +504,6 @@ describe('tools.restrict (SPEC §1.5)', () => {
     expect(s.root.tools.get('shell', agent)).to.equal(undefined)
     const result = await s.root.tools.execute({ name: 'shell', arguments: {}, agent })
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: unknown tool "shell"' }], code: 'UNKNOWN_TOOL' })
-    await s.end()
   })
 
   it('hides every global tool outside an allow list', async () => {
@@ -554,7 +512,6 @@ describe('tools.restrict (SPEC §1.5)', () => {
     agent.ctx.tools.restrict({ allow: ['read'] })
     expect(s.root.tools.schemas(agent).map((schema) => schema.name)).to.deep.equal(['read'])
     expect((await s.root.tools.execute({ name: 'write', arguments: {}, agent })).code).to.equal('UNKNOWN_TOOL')
-    await s.end()
   })
 
   it('keeps the agent’s own scoped tools visible', async () => {
@@ -563,7 +520,6 @@ describe('tools.restrict (SPEC §1.5)', () => {
     agent.ctx.tools.register(tool('mine'))
     agent.ctx.tools.restrict({ allow: ['read'] })
     expect(s.root.tools.schemas(agent).map((schema) => schema.name)).to.deep.equal(['mine', 'read'])
-    await s.end()
   })
 
   it('leaves other agents and tool-less callers unrestricted', async () => {
@@ -573,7 +529,6 @@ describe('tools.restrict (SPEC §1.5)', () => {
     restricted.agent.ctx.tools.restrict({ deny: ['shell'] })
     expect(s.root.tools.get('shell', other.agent)?.name).to.equal('shell')
     expect(s.root.tools.schemas().map((schema) => schema.name)).to.deep.equal(['read', 'shell', 'write'])
-    await s.end()
   })
 
   it('shows the model only what the restriction leaves', async () => {
@@ -584,7 +539,6 @@ describe('tools.restrict (SPEC §1.5)', () => {
     agent.followup('hello')
     await agent.whenIdle()
     expect(s.scripted.requests[0].tools?.map((schema) => schema.name)).to.deep.equal(['read'])
-    await s.end()
   })
 
   it('throws `unknown global tool "<name>"` for a name no global tool has', async () => {
@@ -593,13 +547,11 @@ describe('tools.restrict (SPEC §1.5)', () => {
     expect(() => agent.ctx.tools.restrict({ allow: ['read', 'nope'] })).to.throw('unknown global tool "nope"')
     expect(() => agent.ctx.tools.restrict({ deny: ['ghost'] })).to.throw('unknown global tool "ghost"')
     expect(s.root.tools.schemas(agent)).to.have.length(3)
-    await s.end()
   })
 
   it('is only available on an agent context', async () => {
     const s = await withGlobals()
     expect(() => s.root.tools.restrict({ deny: ['shell'] })).to.throw(TypeError, 'tools.restrict() is only available on an agent context')
-    await s.end()
   })
 
   it('lifts the restriction when its disposer is called', async () => {
@@ -608,7 +560,6 @@ describe('tools.restrict (SPEC §1.5)', () => {
     const lift = agent.ctx.tools.restrict({ deny: ['shell'] })
     lift()
     expect(s.root.tools.get('shell', agent)?.name).to.equal('shell')
-    await s.end()
   })
 })
 
@@ -624,7 +575,6 @@ describe('tools in a turn (SPEC §1.5)', () => {
     expect(seen[0].agent).to.equal(agent)
     expect(seen[0].callId).to.equal('c1')
     expect(seen[0].signal).to.equal(s.scripted.requests[0].signal)
-    await s.end()
   })
 })
 

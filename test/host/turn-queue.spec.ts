@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { lastOf, nextEvent, scene, typesOf } from './scene.ts'
+import { lastOf, nextEvent, scene, typesOf } from '../support/scene.ts'
 
 describe('Agent.followup (SPEC §1.3)', () => {
   it('starts a turn synchronously: running on return, turn/start and user/message already appended', async () => {
@@ -14,7 +14,6 @@ describe('Agent.followup (SPEC §1.3)', () => {
     ])
     await agent.whenIdle()
     expect(agent.status).to.equal('idle')
-    await s.end()
   })
 
   it('takes content blocks as they are and records a plugin source', async () => {
@@ -28,7 +27,6 @@ describe('Agent.followup (SPEC §1.3)', () => {
     agent.followup(content, 'plugin')
     expect(lastOf(agent, 'user/message')).to.deep.equal({ content, source: { kind: 'plugin' } })
     await agent.whenIdle()
-    await s.end()
   })
 
   it('queues input that arrives during a turn and runs one turn per message, in order', async () => {
@@ -51,7 +49,6 @@ describe('Agent.followup (SPEC §1.3)', () => {
     ])
     expect(messages).to.deep.equal(['first', 'second', 'third'])
     expect(s.scripted.requests).to.have.length(3)
-    await s.end()
   })
 
   it('rejects content that is neither a string nor blocks, leaving the agent idle', async () => {
@@ -60,7 +57,6 @@ describe('Agent.followup (SPEC §1.3)', () => {
     expect(() => agent.followup(42 as never)).to.throw(TypeError, 'message content must be a string or an array of content blocks')
     expect(agent.status).to.equal('idle')
     expect(agent.session.events).to.deep.equal([])
-    await s.end()
   })
 })
 
@@ -70,7 +66,6 @@ describe('Agent.whenIdle (SPEC §1.3)', () => {
     const { agent } = await s.create()
     await agent.whenIdle()
     expect(agent.session.events).to.deep.equal([])
-    await s.end()
   })
 
   it('resolves only once the queued turns have run too', async () => {
@@ -83,7 +78,6 @@ describe('Agent.whenIdle (SPEC §1.3)', () => {
     await idle
     expect(agent.session.events.filter((event) => event.type === 'turn/end')).to.have.length(2)
     expect(agent.status).to.equal('idle')
-    await s.end()
   })
 
   it('gives concurrent waiters the same settlement', async () => {
@@ -94,7 +88,6 @@ describe('Agent.whenIdle (SPEC §1.3)', () => {
     const resolved: string[] = []
     await Promise.all([agent.whenIdle().then(() => resolved.push('a')), agent.whenIdle().then(() => resolved.push('b'))])
     expect(resolved).to.deep.equal(['a', 'b'])
-    await s.end()
   })
 })
 
@@ -110,7 +103,6 @@ describe('Agent.cancel (SPEC §1.3)', () => {
     agent.followup('still works')
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('clears queued input and aborts the running turn', async () => {
@@ -126,7 +118,6 @@ describe('Agent.cancel (SPEC §1.3)', () => {
     expect(agent.session.events.filter((event) => event.type === 'turn/start')).to.have.length(1)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
     expect(s.scripted.pending).to.equal(1)
-    await s.end()
   })
 
   it('keeps the first cause when cancelled twice', async () => {
@@ -140,7 +131,6 @@ describe('Agent.cancel (SPEC §1.3)', () => {
     agent.cancel({ kind: 'user' })
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'parent' } } })
-    await s.end()
   })
 
   it('lets the agent take new input after the cancelled turn', async () => {
@@ -155,7 +145,6 @@ describe('Agent.cancel (SPEC §1.3)', () => {
     agent.followup('again')
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 2, reason: { kind: 'completed' } })
-    await s.end()
   })
 
   it('records nothing the model streams after a cancel right after followup', async () => {
@@ -170,6 +159,5 @@ describe('Agent.cancel (SPEC §1.3)', () => {
       { type: 'assistant/message', data: { turn: 1, step: 1, content: [], interrupted: true } },
       { type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } } },
     ])
-    await s.end()
   })
 })

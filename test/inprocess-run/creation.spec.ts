@@ -4,7 +4,7 @@ import { createDriverHost } from '../support/driver.ts'
 describe('InProcessRun creation (SPEC §2.2)', () => {
   it('gives the child a header with lineage, origin and depth', async () => {
     const host = await createDriverHost()
-    const parent = (await host.root.agents.create({ header: { cwd: '/work' }, agentOptions: { provider: 'scripted', model: 'm' } })).agent
+    const parent = (await host.create({ header: { cwd: '/work' }, agentOptions: { model: 'm' } })).agent
     host.scripted.push({ text: 'ok' })
     const run = await host.root.inprocessRun.spawn(host.request({ parent }))
     const { id, createdAt, ...header } = run.agent.session.header
@@ -95,7 +95,7 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
     const host = await createDriverHost()
     void host.parent.ctx // the child's scope lives under the parent's: count the parent's first
     const base = host.snapshot()
-    const off = host.root.on('subagent/setup', async (child) => {
+    const off = host.on('subagent/setup', async (child) => {
       child.ctx.tools.register({ name: 'temp', description: 't', parameters: { type: 'object' }, execute: () => 1 })
       throw new Error('setup failed')
     })
@@ -127,6 +127,19 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
     const run = await host.root.inprocessRun.fork(host.request())
     expect(run.agent.session.header.seedLength).to.equal(0)
     expect((await run.result).output).to.deep.equal([{ type: 'text', text: 'ok' }])
+    await run.dispose()
+  })
+})
+
+describe('InProcessRun creation: agentOptions keys (found by the reliability suites)', () => {
+  it('keeps an own __proto__ key of agentOptions instead of dropping it', async () => {
+    // was: Object.assign ran the __proto__ setter, so the key was lost (and the options' prototype replaced)
+    const host = await createDriverHost()
+    const request = host.request
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(request({ agentOptions: JSON.parse('{"__proto__":{"tier":"gold"}}') }))
+    expect(Object.keys(run.agent.options)).to.include('__proto__')
+    expect(Object.getPrototypeOf(run.agent.options)).to.equal(Object.prototype)
     await run.dispose()
   })
 })

@@ -14,7 +14,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 
 /** Starts with one `subagent/prepare` listener that calls `plan.capDepth(cap)`; removes it after. */
 async function startCapped(host: DriverHost, cap: unknown, extra: Partial<SubagentStartRequest> = {}): Promise<Error> {
-  const off = host.root.on('subagent/prepare', (plan) => plan.capDepth(cap as number))
+  const off = host.on('subagent/prepare', (plan) => plan.capDepth(cap as number))
   try {
     return await rejection(host.root.inprocessRun.spawn(host.request(extra)))
   } finally {
@@ -58,7 +58,7 @@ describe('InProcessRun depth cap verb: plan.capDepth (subagent/prepare)', () => 
   it('keeps the lowest of several caps whatever their order', async () => {
     const host = await createDriverHost()
     const seen: number[] = []
-    host.root.on('subagent/prepare', (plan) => {
+    host.on('subagent/prepare', (plan) => {
       plan.capDepth(0)
       plan.capDepth(3)
       seen.push(plan.depthCap)
@@ -72,8 +72,8 @@ describe('InProcessRun depth cap verb: plan.capDepth (subagent/prepare)', () => 
 describe('InProcessRun depth cap verb: outlook.capDepth (subagent/outlook)', () => {
   it('reports the lower cap when a listener asks for a larger one after a smaller one', async () => {
     const host = await createDriverHost()
-    host.root.on('subagent/outlook', (outlook) => outlook.capDepth(1))
-    host.root.on('subagent/outlook', (outlook) => outlook.capDepth(4))
+    host.on('subagent/outlook', (outlook) => outlook.capDepth(1))
+    host.on('subagent/outlook', (outlook) => outlook.capDepth(4))
     const outlook = host.root.inprocessRun.outlook(host.parent)
     expect(outlook?.depthCap).to.equal(1)
     expect(outlook?.canStart).to.equal(true)
@@ -81,7 +81,7 @@ describe('InProcessRun depth cap verb: outlook.capDepth (subagent/outlook)', () 
 
   it('logs a listener that caps the outlook at -1 and keeps the cap it had', async () => {
     const host = await createDriverHost()
-    host.root.on('subagent/outlook', (outlook) => outlook.capDepth(-1))
+    host.on('subagent/outlook', (outlook) => outlook.capDepth(-1))
     const outlook = host.root.inprocessRun.outlook(host.parent)
     expect(outlook?.depthCap).to.equal(Number.POSITIVE_INFINITY)
     expect(host.logged()).to.deep.equal([

@@ -1,7 +1,9 @@
 import { expect } from 'chai'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
+import type { Agent } from '../../lib/types.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { createDriverHost, createGate } from '../support/driver.ts'
+import { scene } from '../support/scene.ts'
 
 describe('InProcessRun ownership and disposal (SPEC §2.5)', () => {
   it('disposes idempotently and leaves nothing behind', async () => {
@@ -46,13 +48,16 @@ describe('InProcessRun ownership and disposal (SPEC §2.5)', () => {
       const host = await createDriverHost()
       const gate = createGate()
       host.root.models.register('gated', gate.adapter)
-      const fiber = name === 'InProcessRun' ? undefined : host.root.plugin(DepthPolicy, { maxDepth: 3 })
+      const fiber = name === 'InProcessRun' ? undefined : host.load(DepthPolicy, { maxDepth: 3 })
       if (fiber) await fiber
       const runner = host.root.inprocessRun
       const run = await runner.spawn(host.request({ agentOptions: { provider: 'gated' } }))
       await gate.entered
       if (fiber) await fiber.dispose()
-      else await host.root.registry.get(InProcessRun)!.fibers[Symbol.iterator]().next().value!.dispose()
+      else {
+        await host.fibers[0]!.dispose()
+        host.baseline = host.snapshots[0]!
+      }
       gate.open('finished anyway')
       expect(await run.result).to.deep.equal({
         output: [{ type: 'text', text: 'finished anyway' }],
@@ -68,7 +73,7 @@ describe('InProcessRun ownership and disposal (SPEC §2.5)', () => {
 describe('DepthPolicy (SPEC §4)', () => {
   it('caps depth at 3 by default', async () => {
     const host = await createDriverHost({ subagentDepth: 3 })
-    await host.root.plugin(DepthPolicy)
+    await host.load(DepthPolicy)
     let error: Error | undefined
     await host.root.inprocessRun.spawn(host.request()).catch((e) => (error = e))
     expect(error?.message).to.equal('subagent depth 4 exceeds maxDepth 3')
@@ -77,7 +82,7 @@ describe('DepthPolicy (SPEC §4)', () => {
   it('rejects a bad config with a validation error naming the field', async () => {
     const host = await createDriverHost()
     let error: Error | undefined
-    await Promise.resolve(host.root.plugin(DepthPolicy, { maxDepth: -1 })).catch((e) => (error = e))
+    await Promise.resolve(host.load(DepthPolicy, { maxDepth: -1 })).catch((e) => (error = e))
     expect(error?.message).to.match(/maxDepth/)
   })
 
@@ -85,7 +90,7 @@ describe('DepthPolicy (SPEC §4)', () => {
     const host = await createDriverHost()
     const gate = createGate()
     host.root.models.register('gated', gate.adapter)
-    const fiber = host.root.plugin(DepthPolicy, { maxDepth: 3 })
+    const fiber = host.load(DepthPolicy, { maxDepth: 3 })
     await fiber
     const run = await host.root.inprocessRun.spawn(host.request({ agentOptions: { provider: 'gated' } }))
     await gate.entered
@@ -100,9 +105,34 @@ describe('DepthPolicy (SPEC §4)', () => {
 
   it('never raises a cap the request lowered', async () => {
     const host = await createDriverHost()
-    await host.root.plugin(DepthPolicy, { maxDepth: 10 })
+    await host.load(DepthPolicy, { maxDepth: 10 })
     let error: Error | undefined
     await host.root.inprocessRun.spawn(host.request({ maxDepth: 0 })).catch((e) => (error = e))
     expect(error?.message).to.equal('subagent depth 1 exceeds maxDepth 0')
+  })
+})
+
+describe('InProcessRun ownership: a parent disposed at publication (found by the reliability suites)', () => {
+  it('settles a run as aborted when its parent is disposed as the child is published', async () => {
+    // was: run.result rejected with `agent "<id>" is disposed`, as if the driver had failed
+    const host = await scene({ plugins: [InProcessRun] })
+    const baseline = host.snapshot()
+    const parent = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
+    const off = host.on('agent/created', (agent: Agent) => {
+      if (agent.id !== parent.agent.id) void parent.dispose()
+    })
+    const run = await host.root.inprocessRun.spawn({ parent: parent.agent, prompt: 'task', signal: new AbortController().signal })
+    off()
+    expect(await run.result).to.deep.equal({
+      output: [],
+      stopReason: 'aborted',
+      diagnostic: 'the run was cancelled',
+      diagnosticText: { key: 'cancelled', params: {} },
+    })
+    expect(run.isCancelled).to.equal(true)
+    await run.dispose()
+    await parent.dispose()
+    expect(host.scripted.requests).to.have.length(0)
+    expect(host.snapshot()).to.deep.equal(baseline)
   })
 })

@@ -1,7 +1,6 @@
 import { expect } from 'chai'
 import type { Agent, RunEvent, SubagentResult } from '../../lib/types.ts'
 import { createDriverHost, createGate } from '../support/driver.ts'
-import { installInvariants } from '../support/invariants.ts'
 
 async function collect(iterator: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
   const seen: RunEvent[] = []
@@ -13,7 +12,6 @@ describe('InProcessRun run.events()', () => {
   it("yields the child's own events in order and ends when the result settles", async () => {
     const host = await createDriverHost()
     const baseline = host.snapshot()
-    const invariants = installInvariants(host.root)
     host.scripted.push({ text: 'done' })
     const run = await host.root.inprocessRun.spawn(host.request())
     const seen = await collect(run.events())
@@ -29,8 +27,6 @@ describe('InProcessRun run.events()', () => {
       })
     }
     await run.dispose()
-    invariants.check()
-    invariants.dispose()
     expect(host.snapshot()).to.deep.equal(baseline)
   })
 

@@ -91,3 +91,14 @@ describe('InProcessRun entry: a malformed parent or request', () => {
     expect(error.message).to.equal('subagent request parent.options.subagentDepth could not be read: no depth')
   })
 })
+
+describe('InProcessRun entry: a parent without a session header (found by the reliability suites)', () => {
+  it('rejects a parent without a session header as not an agent', async () => {
+    // was: `Cannot read properties of undefined (reading 'delegationDepth')`
+    const host = await createDriverHost()
+    const request = host.request
+    const fake = { id: 'fake', followup() {}, options: {}, session: { events: [] } }
+    const error = await rejectionOf(() => host.root.inprocessRun.spawn(request({ parent: fake as never })))
+    expect(error.message).to.equal('subagent request parent must be an agent')
+  })
+})

@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import type { ToolDefinition } from '../../lib/types.ts'
 import { createDriverHost, type DriverHost } from '../support/driver.ts'
+import { rejectionOf } from '../support/scene.ts'
 
 function tool(name: string): ToolDefinition {
   return { name, description: name, parameters: { type: 'object' }, execute: () => name }
@@ -15,15 +16,6 @@ async function hostWithTools(...names: string[]): Promise<DriverHost> {
 /** Names of the tools the child's first model request carried. */
 function childTools(host: DriverHost): string[] | undefined {
   return host.scripted.requests[0]?.tools?.map((schema) => schema.name)
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
@@ -95,8 +87,8 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
     host.parent.ctx.tools.restrict({ deny: ['shell'] })
     const base = host.snapshot()
     const starts: unknown[] = []
-    const off = host.root.on('subagent/setup', (child) => void starts.push(child))
-    const error = await rejection(
+    const off = host.on('subagent/setup', (child) => void starts.push(child))
+    const error = await rejectionOf(
       host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { allow: ['read', 'shell'] } })),
     )
     off()
@@ -108,7 +100,7 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
 
   it('rejects an allow list naming an unknown tool as one the parent cannot see', async () => {
     const host = await hostWithTools('read')
-    const error = await rejection(host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { allow: ['nope'] } })))
+    const error = await rejectionOf(host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true, toolFilter: { allow: ['nope'] } })))
     expect(error).to.be.instanceOf(TypeError)
     expect(error.message).to.equal('subagent tool "nope" is not available to the parent')
   })

@@ -42,6 +42,7 @@ describe('ListenerDispatch.waterfallAsync', () => {
         (thrown: Error) => thrown,
       )
     expect(error?.message).to.equal('next() called twice in a "settle" listener')
+    expect([error?.name, (error as { code?: unknown } | undefined)?.code]).to.deep.equal(['HookMisuseError', 'HOOK_MISUSE'])
   })
 
   it('keeps the stack flat through 50,000 listeners that each return next() synchronously', async () => {

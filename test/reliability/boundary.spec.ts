@@ -41,7 +41,7 @@ async function boundary(): Promise<Boundary> {
   const host = await createHost()
   const { root } = host
   await root.plugin(InProcessRun)
-  if (StructuredOutput) await root.plugin(StructuredOutput)
+  await root.plugin(StructuredOutput)
   const invariants = installInvariants(root)
   root.tools.register({ name: 'read', description: 'Reads.', parameters: { type: 'object' }, execute: () => 'read' })
   root.systemPrompt.section({ name: 'deployment', order: 50, text: 'Deployment rules.' })
@@ -210,52 +210,50 @@ describe('boundary: inprocessRun.start / spawn / fork', () => {
     await b.close()
   })
 
-  if (StructuredOutput) {
-    const schemaCases: [string, unknown, string][] = [
-      ['a string', 'object', 'unsupported JSON schema: $: must be a schema object'],
-      ['a root that is not an object type', { type: 'string' }, 'unsupported JSON schema: $: root type must be "object"'],
-    ]
-    for (const [what, outputSchema, message] of schemaCases) {
-      it(`rejects an outputSchema that is ${what} before any child exists`, async () => {
-        const b = await boundary()
-        const before = b.state()
-        const error = await rejectionOf(b.root.inprocessRun.spawn(b.request({ outputSchema })))
-        expect(error.code).to.equal('UNSUPPORTED_SCHEMA')
-        expect(error.message).to.equal(message)
-        expect(b.state()).to.deep.equal(before)
-        await b.close()
-      })
-    }
-
-    it('rejects an outputSchema nested 10,000 levels deep with a bounded message', async () => {
+  const schemaCases: [string, unknown, string][] = [
+    ['a string', 'object', 'unsupported JSON schema: $: must be a schema object'],
+    ['a root that is not an object type', { type: 'string' }, 'unsupported JSON schema: $: root type must be "object"'],
+  ]
+  for (const [what, outputSchema, message] of schemaCases) {
+    it(`rejects an outputSchema that is ${what} before any child exists`, async () => {
       const b = await boundary()
-      let schema: Record<string, unknown> = { type: 'string' }
-      for (let i = 0; i < 10_000; i++) schema = { type: 'object', properties: { a: schema } }
       const before = b.state()
-      const error = await rejectionOf(b.root.inprocessRun.spawn(b.request({ outputSchema: schema })))
+      const error = await rejectionOf(b.root.inprocessRun.spawn(b.request({ outputSchema })))
       expect(error.code).to.equal('UNSUPPORTED_SCHEMA')
-      expect(error.message).to.match(/: nesting deeper than 64 levels$/)
-      expect(error.message.length).to.be.below(4096)
+      expect(error.message).to.equal(message)
       expect(b.state()).to.deep.equal(before)
       await b.close()
     })
-
-    it('captures a structured value whose properties are named __proto__ and constructor', async () => {
-      const b = await boundary()
-      const schema = JSON.parse(
-        '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}},"required":["__proto__","constructor"],"additionalProperties":false}',
-      )
-      b.host.scripted.push({ toolCalls: [{ name: 'structured_output', arguments: '{"__proto__":"kept","constructor":3}' }] })
-      const run = await b.root.inprocessRun.spawn(b.request({ outputSchema: schema }))
-      const result = await settles(run.result, 'run.result')
-      expect(result.stopReason).to.equal('completed')
-      expect(Object.keys(result.structured as object)).to.deep.equal(['__proto__', 'constructor'])
-      expect(Object.getPrototypeOf(result.structured)).to.equal(Object.prototype)
-      expect(({} as Record<string, unknown>).constructor).to.equal(Object)
-      await run.dispose()
-      await b.close()
-    })
   }
+
+  it('rejects an outputSchema nested 10,000 levels deep with a bounded message', async () => {
+    const b = await boundary()
+    let schema: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 10_000; i++) schema = { type: 'object', properties: { a: schema } }
+    const before = b.state()
+    const error = await rejectionOf(b.root.inprocessRun.spawn(b.request({ outputSchema: schema })))
+    expect(error.code).to.equal('UNSUPPORTED_SCHEMA')
+    expect(error.message).to.match(/: nesting deeper than 64 levels$/)
+    expect(error.message.length).to.be.below(4096)
+    expect(b.state()).to.deep.equal(before)
+    await b.close()
+  })
+
+  it('captures a structured value whose properties are named __proto__ and constructor', async () => {
+    const b = await boundary()
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}},"required":["__proto__","constructor"],"additionalProperties":false}',
+    )
+    b.host.scripted.push({ toolCalls: [{ name: 'structured_output', arguments: '{"__proto__":"kept","constructor":3}' }] })
+    const run = await b.root.inprocessRun.spawn(b.request({ outputSchema: schema }))
+    const result = await settles(run.result, 'run.result')
+    expect(result.stopReason).to.equal('completed')
+    expect(Object.keys(result.structured as object)).to.deep.equal(['__proto__', 'constructor'])
+    expect(Object.getPrototypeOf(result.structured)).to.equal(Object.prototype)
+    expect(({} as Record<string, unknown>).constructor).to.equal(Object)
+    await run.dispose()
+    await b.close()
+  })
 
   it('delivers a 1e6-character prompt and persona whole', async () => {
     const b = await boundary()

@@ -5,7 +5,7 @@
 import { expect } from 'chai'
 import type { Agent, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import { abortedBeforePublication } from '../../plugins/inprocess-run/index.ts'
-import { drain, expectedResult, expectScopeCleared, probeScene, type Scenario, settles, StructuredOutput } from './probe.ts'
+import { drain, expectedResult, expectScopeCleared, probeScene, type Scenario, settles, } from './probe.ts'
 
 export type Action =
   | 'abort the request signal'
@@ -29,7 +29,7 @@ export const actions: readonly Action[] = [
   ...cancellations,
   'unload InProcessRun',
   'unload DepthPolicy',
-  ...(StructuredOutput ? (['unload StructuredOutput'] as const) : []),
+  'unload StructuredOutput',
   'hot-reload InProcessRun and its dependents',
   'update the DepthPolicy config',
 ]
@@ -238,7 +238,7 @@ function checkResult(scenario: Scenario, trigger: Trigger | undefined, run: Suba
     const gap: SubagentResult =
       trigger.action.startsWith('abort the request signal')
         ? { output: [], stopReason: 'aborted' }
-        : { output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled' }
+        : { output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled', diagnosticText: { key: 'cancelled', params: {} } }
     expect(result, 'the result of a run cancelled before handoff').to.deep.equal(gap)
     return
   }

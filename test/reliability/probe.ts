@@ -3,22 +3,15 @@
  * scripted model, a child model route (`probe`) that yields control between stream parts, a global
  * tool whose body awaits, and an observer that numbers every point where a run can be interrupted.
  */
-import { existsSync } from 'node:fs'
-import { expect } from 'chai'
-import type { Fiber, Plugin } from 'cordis'
-import type { Agent, AgentHandle, JsonSchema, ModelRequest, StreamPart, SubagentResult, SubagentStartRequest } from '../../lib/types.ts'
+import type { Fiber, } from 'cordis'
+import type { AgentHandle, JsonSchema, ModelRequest, StreamPart, SubagentResult, SubagentStartRequest } from '../../lib/types.ts'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
-import { scopeOf } from '../../plugins/host/scope.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import StructuredOutput from '../../plugins/structured-output/index.ts'
 import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
 import { installInvariants, type Invariants } from '../support/invariants.ts'
 
-const structuredOutputUrl = new URL('../../plugins/structured-output/index.ts', import.meta.url)
-
-/** `StructuredOutput`, when it exists in this checkout (it is still being finished elsewhere). */
-export const StructuredOutput: Plugin | undefined = existsSync(structuredOutputUrl)
-  ? ((await import(structuredOutputUrl.href)) as { default: Plugin }).default
-  : undefined
+export { StructuredOutput }
 
 export const answerSchema: JsonSchema = {
   type: 'object',
@@ -77,28 +70,7 @@ export async function drain(turns = 3): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve))
 }
 
-/**
- * `promise`, or a failure naming `what` when it has not settled after a few event-loop turns. Every
- * model and tool of the probe scene is microtask-driven, so a promise still pending then never settles.
- */
-export async function settles<T>(promise: Promise<T>, what: string): Promise<T> {
-  let done = false
-  const watched = promise.finally(() => {
-    done = true
-  })
-  watched.catch(() => {})
-  for (let i = 0; i < 20 && !done; i++) await new Promise<void>((resolve) => setImmediate(resolve))
-  if (!done) expect.fail(`${what} never settled`)
-  return watched
-}
-
-/** Fails unless the agent's scope holds no registration (tools, sections, hooks, guards, …). */
-export function expectScopeCleared(agent: Agent, what: string): void {
-  const scope = scopeOf(agent)
-  if (!scope) return
-  const left = (['tools', 'sections', 'hooks', 'guards', 'restrictions', 'models'] as const).filter((key) => scope[key] !== undefined)
-  expect(left, `${what}: scoped registrations left`).to.deep.equal([])
-}
+export { expectScopeCleared, settles } from '../support/scene.ts'
 
 interface Plugins {
   run: Fiber
@@ -179,7 +151,7 @@ export async function probeScene(scenario: Scenario): Promise<ProbeScene> {
   const plugins: Plugins = { run: root.plugin(InProcessRun), depth: root.plugin(DepthPolicy, { maxDepth: 3 }) }
   await plugins.run
   await plugins.depth
-  if (StructuredOutput) await (plugins.structured = root.plugin(StructuredOutput))
+  await (plugins.structured = root.plugin(StructuredOutput))
   const afterPlugins = host.snapshot()
 
   root.on('subagent/setup', () => point('subagent/setup (first listener)'), true)

@@ -6,21 +6,17 @@
  */
 import { expect } from 'chai'
 import { type Action, actions, type CaseRecord, runCase } from './fault-case.ts'
-import { expectedResult, probeCalls, type Scenario, StructuredOutput } from './probe.ts'
+import { expectedResult, probeCalls, type Scenario } from './probe.ts'
 import '../support/unhandled.ts'
 
 const scenarios: Scenario[] = [
   { name: 'spawn', mode: 'spawn', structured: false },
   { name: 'fork', mode: 'fork', structured: false },
-  ...(StructuredOutput
-    ? [
-        { name: 'structured spawn', mode: 'spawn', structured: true } as const,
-        { name: 'structured fork', mode: 'fork', structured: true } as const,
-      ]
-    : []),
+  { name: 'structured spawn', mode: 'spawn', structured: true },
+  { name: 'structured fork', mode: 'fork', structured: true },
   // SPEC §8.1: every action while k of n concurrent calls are in flight
   { name: 'concurrent spawn', mode: 'spawn', structured: false, concurrent: true },
-  ...(StructuredOutput ? [{ name: 'concurrent structured spawn', mode: 'spawn', structured: true, concurrent: true } as const] : []),
+  { name: 'concurrent structured spawn', mode: 'spawn', structured: true, concurrent: true },
 ]
 
 const totals = { points: 0, cases: 0, rejectedStarts: 0, deferred: 0 }

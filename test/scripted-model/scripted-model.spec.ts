@@ -4,7 +4,7 @@ import { Context } from 'cordis'
 import type { Agent, ModelAdapter, ModelRequest, StreamPart } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
 import { ScriptedModel } from '../../plugins/scripted-model/index.ts'
-import { lastOf, nextEvent, rejectionOf, scene } from '../host/scene.ts'
+import { lastOf, nextEvent, rejectionOf, scene } from '../support/scene.ts'
 import { createHost } from '../support/harness.ts'
 
 type Scene = Awaited<ReturnType<typeof scene>>
@@ -38,7 +38,6 @@ describe('ScriptedModel.push: response entries (SPEC §1.7)', () => {
       { type: 'tool-call', id: 'c1', name: 'echo', arguments: '{"text":"a"}' },
       { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 4, outputTokens: 2 } },
     ])
-    await s.end()
   })
 
   it('finishes with stop when there are no tool calls', async () => {
@@ -49,7 +48,6 @@ describe('ScriptedModel.push: response entries (SPEC §1.7)', () => {
       { type: 'text-delta', text: 'plain' },
       { type: 'finish', reason: 'stop' },
     ])
-    await s.end()
   })
 
   it('honours an explicit max-tokens finish', async () => {
@@ -57,7 +55,6 @@ describe('ScriptedModel.push: response entries (SPEC §1.7)', () => {
     const { agent } = await s.create()
     s.scripted.push({ text: 'cut', finish: 'max-tokens' })
     expect((await collect(adapterOf(s), request(agent))).at(-1)).to.deep.equal({ type: 'finish', reason: 'max-tokens' })
-    await s.end()
   })
 
   it('serializes tool-call arguments given as a value and invents missing ids', async () => {
@@ -67,7 +64,6 @@ describe('ScriptedModel.push: response entries (SPEC §1.7)', () => {
     const [call] = await collect(adapterOf(s), request(agent))
     expect(call).to.include({ type: 'tool-call', name: 'echo', arguments: '{"text":"a"}' })
     expect((call as { id: string }).id).to.be.a('string').and.not.equal('')
-    await s.end()
   })
 
   it('answers calls in script order', async () => {
@@ -82,7 +78,6 @@ describe('ScriptedModel.push: response entries (SPEC §1.7)', () => {
       .map((event) => (event.data as { content: { text: string }[] }).content[0].text)
     expect(texts).to.deep.equal(['one', 'two'])
     expect(s.scripted.pending).to.equal(0)
-    await s.end()
   })
 })
 
@@ -94,7 +89,6 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     agent.followup('hello')
     await agent.whenIdle()
     expect(lastOf(agent, 'assistant/message')).to.deep.include({ content: [{ type: 'text', text: 'saw 1 message(s)' }] })
-    await s.end()
   })
 
   it('throws an Error entry from the adapter, ending the turn with its message', async () => {
@@ -104,7 +98,6 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     agent.followup('hello')
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'error', error: { message: 'upstream 503' } } })
-    await s.end()
   })
 
   it('throws an Error a function entry returns', async () => {
@@ -113,7 +106,6 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     const failure = new Error('decided to fail')
     s.scripted.push(() => failure)
     expect(await rejectionOf(collect(adapterOf(s), request(agent)))).to.equal(failure)
-    await s.end()
   })
 
   it('streams `partial` for a hang entry, then fails with the signal’s reason once it aborts', async () => {
@@ -127,7 +119,6 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     const waiting = iterator.next()
     controller.abort(reason)
     expect(await rejectionOf(waiting)).to.equal(reason)
-    await s.end()
   })
 
   it('hangs when a function entry returns `hang`', async () => {
@@ -140,7 +131,6 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     agent.cancel({ kind: 'user' })
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
-    await s.end()
   })
 
   it('throws `scripted model has no more responses` once the script is used up', async () => {
@@ -148,7 +138,7 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     const { agent } = await s.create()
     const error = await rejectionOf(collect(adapterOf(s), request(agent)))
     expect(error.message).to.equal('scripted model has no more responses')
-    await s.end()
+    expect((error as { code?: unknown }).code).to.equal('SCRIPT_EXHAUSTED')
   })
 
   it('ends the turn error with that message when the script runs out mid-turn', async () => {
@@ -159,9 +149,8 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({
       turn: 1,
-      reason: { kind: 'error', error: { message: 'scripted model has no more responses' } },
+      reason: { kind: 'error', error: { message: 'scripted model has no more responses', code: 'SCRIPT_EXHAUSTED' } },
     })
-    await s.end()
   })
 })
 
@@ -181,7 +170,6 @@ describe('ScriptedModel.requests (SPEC §1.7)', () => {
     expect(first.signal).to.be.an.instanceOf(AbortSignal)
     expect(first.messages).to.deep.equal([{ role: 'user', content: [{ type: 'text', text: 'hello' }] }])
     expect(second.messages).to.have.length(3)
-    await s.end()
   })
 
   it('keeps each request’s messages as they were when it was sent', async () => {
@@ -194,7 +182,6 @@ describe('ScriptedModel.requests (SPEC §1.7)', () => {
     await agent.whenIdle()
     expect(s.scripted.requests[0].messages).to.have.length(1)
     expect(s.scripted.requests[1].messages).to.have.length(3)
-    await s.end()
   })
 
   it('forgets the script and the requests on reset', async () => {
@@ -206,7 +193,6 @@ describe('ScriptedModel.requests (SPEC §1.7)', () => {
     s.scripted.reset()
     expect(s.scripted.requests).to.deep.equal([])
     expect(s.scripted.pending).to.equal(0)
-    await s.end()
   })
 
   it('answers with the repeat entry once the script is used up', async () => {
@@ -220,7 +206,6 @@ describe('ScriptedModel.requests (SPEC §1.7)', () => {
       .map((event) => (event.data as { content: { text: string }[] }).content[0].text)
     expect(texts).to.deep.equal(['scripted', 'again', 'again'])
     s.scripted.repeat(undefined)
-    await s.end()
   })
 })
 
@@ -276,7 +261,6 @@ describe('models.register (SPEC §1.7)', () => {
     expect(lastOf(shadowed.agent, 'assistant/message')).to.deep.include({ content: [{ type: 'text', text: 'private model' }] })
     expect(lastOf(plain.agent, 'assistant/message')).to.deep.include({ content: [{ type: 'text', text: 'scripted model' }] })
     expect(s.scripted.requests.map((req) => req.agent)).to.deep.equal([plain.agent])
-    await s.end()
   })
 
   it('routes to the newest global adapter and back to the previous one when it goes', async () => {
@@ -294,13 +278,11 @@ describe('models.register (SPEC §1.7)', () => {
       .filter((event) => event.type === 'assistant/message')
       .map((event) => (event.data as { content: { text: string }[] }).content[0].text)
     expect(texts).to.deep.equal(['newer', 'original'])
-    await s.end()
   })
 
   it('rejects an adapter without stream()', async () => {
     const s = await scene()
     expect(() => s.root.models.register('broken', {} as ModelAdapter)).to.throw(TypeError, 'model adapter for "broken" must have a stream() method')
-    await s.end()
   })
 })
 
@@ -346,7 +328,6 @@ describe('ScriptedModel: delayed entries', () => {
     ])
     clock.restore()
     clock = undefined
-    await s.end()
   })
 
   it('fails a delayed entry with the signal reason when the request aborts during the delay', async () => {
@@ -367,6 +348,5 @@ describe('ScriptedModel: delayed entries', () => {
     expect(clock.countTimers()).to.equal(0)
     clock.restore()
     clock = undefined
-    await s.end()
   })
 })

@@ -29,7 +29,6 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     expect(result).to.not.have.property('diagnostic')
     expect(fixture.host.scripted.requests).to.have.length(1)
     await run.dispose()
-    await fixture.close()
   })
 
   it('answers a valid capture with {recorded: true} rendered "Structured output recorded."', async () => {
@@ -46,7 +45,6 @@ describe('StructuredOutput capture (SPEC §3)', () => {
       { isError: false, value: { recorded: true }, content: [{ type: 'text', text: 'Structured output recorded.' }] },
     ])
     await run.dispose()
-    await fixture.close()
   })
 
   it('reports invalid arguments with paths and code INVALID_ARGS', async () => {
@@ -73,7 +71,6 @@ describe('StructuredOutput capture (SPEC §3)', () => {
       code: 'INVALID_ARGS',
     })
     await run.dispose()
-    await fixture.close()
   })
 
   it('commits a right call that follows a wrong one in the same response', async () => {
@@ -88,7 +85,6 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     expect(toolResults(run.agent).map((entry) => entry.isError)).to.deep.equal([true, false])
     expect(fixture.host.scripted.requests).to.have.length(1)
     await run.dispose()
-    await fixture.close()
   })
 
   it('commits a retry in the next step of the same turn after the model saw the violation', async () => {
@@ -110,7 +106,6 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     })
     expect(userMessages(run.agent)).to.equal(1)
     await run.dispose()
-    await fixture.close()
   })
 
   it('ends with error after prose instead of the tool: one model request, no nudge', async () => {
@@ -122,12 +117,12 @@ describe('StructuredOutput capture (SPEC §3)', () => {
       output: [{ type: 'text', text: 'The answer is 42.' }],
       stopReason: 'error',
       diagnostic: 'the child finished without calling structured_output successfully',
+      diagnosticText: { key: 'missingCapture', params: {} },
     })
     expect(MISSING_CAPTURE).to.equal('the child finished without calling structured_output successfully')
     expect(fixture.host.scripted.requests).to.have.length(1)
     expect(userMessages(run.agent)).to.equal(1)
     await run.dispose()
-    await fixture.close()
   })
 
   it('ends with error when every capture was invalid and the model then answered in prose', async () => {
@@ -139,7 +134,6 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     expect(result.diagnostic).to.equal(MISSING_CAPTURE)
     expect(result).to.not.have.property('structured')
     await run.dispose()
-    await fixture.close()
   })
 
   it('returns a plain frozen JSON copy without prototype pollution', async () => {
@@ -158,7 +152,6 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     expect(({} as { polluted?: unknown }).polluted).to.equal(undefined)
     expect(Object.isFrozen(value) && Object.isFrozen(value.answer)).to.equal(true)
     await run.dispose()
-    await fixture.close()
   })
 
   it('keeps a non-completed outcome without a commit as the driver read it', async () => {
@@ -169,6 +162,5 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     expect(result.stopReason).to.equal('max-tokens')
     expect(result.diagnostic).to.equal('the child hit its token limit')
     await run.dispose()
-    await fixture.close()
   })
 })

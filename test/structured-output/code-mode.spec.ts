@@ -1,35 +1,23 @@
-import { existsSync } from 'node:fs'
 import { expect } from 'chai'
-import type { Plugin } from 'cordis'
 import sinon from 'sinon'
 import type { ToolResult } from '../../lib/types.ts'
+import CodeMode from '../../plugins/code-mode/index.ts'
 import { alreadyRecorded, MISSING_CAPTURE, notRecordedConcurrently } from '../../plugins/structured-output/index.ts'
 import { call, createFixture, type Fixture } from './fixture.ts'
-
-const codeModeUrl = new URL('../../plugins/code-mode/index.ts', import.meta.url)
 
 const blocked: ToolResult = { isError: true, content: [{ type: 'text', text: 'Error: blocked by policy' }], code: 'POLICY' }
 
 /** A fixture with `CodeMode` loaded (its `run_code` binds every tool the calling agent sees). */
 async function withCodeMode(): Promise<Fixture> {
   const fixture = await createFixture()
-  const module = (await import(codeModeUrl.href)) as { default: Plugin }
-  const fiber = fixture.host.root.plugin(module.default, {})
-  await fiber
-  const close = fixture.close
-  return {
-    ...fixture,
-    async close() {
-      await fiber.dispose()
-      await close()
-    },
-  }
+  await fixture.host.load(CodeMode, {})
+  return fixture
 }
 
 const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
 
 // the nested rule of SPEC §3 against the real sandbox; `commit.spec.ts` covers it without one
-;(existsSync(codeModeUrl) ? describe : describe.skip)('StructuredOutput inside Code Mode (SPEC §1.5, §3)', () => {
+describe('StructuredOutput inside Code Mode (SPEC §1.5, §3)', () => {
   it('commits a capture made inside a successful run_code', async () => {
     const fixture = await withCodeMode()
     fixture.host.scripted.push(runCode('await tools.structured_output({ answer: 3 }); return "done"'))
@@ -39,7 +27,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(result.structured).to.deep.equal({ answer: 3 })
     expect(fixture.host.scripted.requests).to.have.length(1)
     await run.dispose()
-    await fixture.close()
   })
 
   it('discards a capture when the program throws after it', async () => {
@@ -55,7 +42,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(result).to.not.have.property('structured')
     expect(fixture.host.scripted.requests).to.have.length(2)
     await run.dispose()
-    await fixture.close()
   })
 
   it('discards a capture when a post-execute listener blocks run_code', async () => {
@@ -68,7 +54,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(result.stopReason).to.equal('error')
     expect(result).to.not.have.property('structured')
     await run.dispose()
-    await fixture.close()
   })
 
   it('discards a capture when a pre-execute listener denies run_code', async () => {
@@ -83,7 +68,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(result.stopReason).to.equal('error')
     expect(result).to.not.have.property('structured')
     await run.dispose()
-    await fixture.close()
   })
 
   it('denies a binding called after the capture in the same program', async () => {
@@ -104,7 +88,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(outcomes.map((outcome) => outcome.value)).to.deep.equal([alreadyRecorded('other')])
     expect(result.structured).to.deep.equal({ answer: 3 })
     await run.dispose()
-    await fixture.close()
   })
 
   it('commits an un-awaited capture that an async pre-execute listener holds back', async () => {
@@ -129,7 +112,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(result.stopReason).to.equal('completed')
     expect(result.structured).to.deep.equal({ answer: 3 })
     await run.dispose()
-    await fixture.close()
   })
 
   it('records one of two concurrent captures and tells the other it was not recorded', async () => {
@@ -151,7 +133,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(result.stopReason).to.equal('completed')
     expect(result.structured).to.deep.equal({ answer: 1 })
     await run.dispose()
-    await fixture.close()
   })
 
   it('records nothing from a Promise.all of two captures, so a later capture commits', async () => {
@@ -166,7 +147,6 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     expect(result.structured).to.deep.equal({ answer: 4 })
     expect(fixture.host.scripted.requests).to.have.length(2)
     await run.dispose()
-    await fixture.close()
   })
 
   it('shows the binding only to the structured child', async () => {
@@ -178,6 +158,5 @@ const runCode = (code: string) => ({ toolCalls: [call('run_code', { code })] })
     })
     expect(result.isError).to.equal(false)
     expect(result.value).to.equal('undefined')
-    await fixture.close()
   })
 })

@@ -66,7 +66,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result).to.not.have.property('structured')
       expect(fixture.host.scripted.requests).to.have.length(2)
       await run.dispose()
-      await fixture.close()
     })
 
     it('commits the staged arguments when a listener replaces the result with another success', async () => {
@@ -82,7 +81,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result.structured).to.deep.equal({ answer: 1 })
       expect(fixture.host.scripted.requests).to.have.length(1)
       await run.dispose()
-      await fixture.close()
     })
 
     it('never promotes a discarded stage through another execution reusing its call id', async () => {
@@ -103,7 +101,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result.stopReason).to.equal('error')
       expect(result).to.not.have.property('structured')
       await run.dispose()
-      await fixture.close()
     })
   })
 
@@ -119,7 +116,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result.structured).to.deep.equal({ answer: 3 })
       expect(fixture.host.scripted.requests).to.have.length(1)
       await run.dispose()
-      await fixture.close()
     })
 
     it('denies later calls of the child while the nested commit is pending', async () => {
@@ -142,7 +138,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       ])
       expect(result.structured).to.deep.equal({ answer: 3 })
       await run.dispose()
-      await fixture.close()
     })
 
     it('discards the capture when the enclosing program throws after it', async () => {
@@ -157,7 +152,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result).to.not.have.property('structured')
       expect(fixture.host.scripted.requests).to.have.length(2)
       await run.dispose()
-      await fixture.close()
     })
 
     it('lifts the pending lock when the enclosing execution fails, so a later capture commits', async () => {
@@ -173,60 +167,40 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result.stopReason).to.equal('completed')
       expect(result.structured).to.deep.equal({ answer: 4 })
       await run.dispose()
-      await fixture.close()
     })
 
-    it('discards the capture when a post-execute listener blocks the enclosing execution', async () => {
-      const fixture = await createFixture()
-      const off = installNest(fixture)
-      const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) => (exec.name === 'nest' ? blocked : next()))
-      fixture.host.scripted.push({ toolCalls: [call('nest', { calls: [capture(3)] })] }, { text: 'done' })
-      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
-      const result = await run.result
-      off()
-      offBlock()
-      expect(result.stopReason).to.equal('error')
-      expect(result).to.not.have.property('structured')
-      await run.dispose()
-      await fixture.close()
-    })
-
-    it('discards a nested capture whose own result was blocked, though the enclosing execution succeeds', async () => {
-      const fixture = await createFixture()
-      const off = installNest(fixture)
-      const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) =>
-        exec.name === 'structured_output' ? blocked : next(),
-      )
-      fixture.host.scripted.push({ toolCalls: [call('nest', { calls: [capture(3)] })] }, { text: 'done' })
-      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
-      const result = await run.result
-      off()
-      offBlock()
-      expect(result.stopReason).to.equal('error')
-      expect(result).to.not.have.property('structured')
-      await run.dispose()
-      await fixture.close()
-    })
-
-    it('never lets an enclosing execution with the same call id promote a blocked nested stage', async () => {
-      const fixture = await createFixture()
-      const off = installNest(fixture)
-      const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) =>
-        exec.name === 'structured_output' ? blocked : next(),
-      )
-      fixture.host.scripted.push(
-        { toolCalls: [call('nest', { calls: [{ ...capture(3), callId: 'same' }] }, 'same')] },
-        { text: 'done' },
-      )
-      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
-      const result = await run.result
-      off()
-      offBlock()
-      expect(result.stopReason).to.equal('error')
-      expect(result).to.not.have.property('structured')
-      await run.dispose()
-      await fixture.close()
-    })
+    const blockedCases = [
+      {
+        title: 'discards the capture when a post-execute listener blocks the enclosing execution',
+        blocks: 'nest',
+        calls: [call('nest', { calls: [capture(3)] })],
+      },
+      {
+        title: 'discards a nested capture whose own result was blocked, though the enclosing execution succeeds',
+        blocks: 'structured_output',
+        calls: [call('nest', { calls: [capture(3)] })],
+      },
+      {
+        title: 'never lets an enclosing execution with the same call id promote a blocked nested stage',
+        blocks: 'structured_output',
+        calls: [call('nest', { calls: [{ ...capture(3), callId: 'same' }] }, 'same')],
+      },
+    ]
+    for (const { title, blocks, calls } of blockedCases) {
+      it(title, async () => {
+        const fixture = await createFixture()
+        const off = installNest(fixture)
+        const offBlock = fixture.host.root.on('tools/post-execute', (exec, _result, next) => (exec.name === blocks ? blocked : next()))
+        fixture.host.scripted.push({ toolCalls: calls }, { text: 'done' })
+        const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+        const result = await run.result
+        off()
+        offBlock()
+        expect(result.stopReason).to.equal('error')
+        expect(result).to.not.have.property('structured')
+        await run.dispose()
+      })
+    }
 
     it('never promotes a live stage through a concurrent execution with the same call id', async () => {
       const fixture = await createFixture()
@@ -254,7 +228,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result.stopReason).to.equal('error')
       expect(result).to.not.have.property('structured')
       await run.dispose()
-      await fixture.close()
     })
 
     it('waits for the outermost enclosing execution', async () => {
@@ -268,7 +241,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result.stopReason).to.equal('error')
       expect(result).to.not.have.property('structured')
       await run.dispose()
-      await fixture.close()
     })
 
     it('commits through two enclosing levels when both succeed', async () => {
@@ -282,7 +254,6 @@ describe('StructuredOutput commit (SPEC §3)', () => {
       expect(result.structured).to.deep.equal({ answer: 3 })
       expect(fixture.host.scripted.requests).to.have.length(1)
       await run.dispose()
-      await fixture.close()
     })
   })
 })

@@ -29,7 +29,6 @@ describe('StructuredOutput value depth (issue 9)', () => {
     ])
     expect(result.stopReason).to.equal('error')
     await run.dispose()
-    await fixture.close()
   })
 
   it('commits a capture nested exactly as deep as the limit', async () => {
@@ -40,7 +39,6 @@ describe('StructuredOutput value depth (issue 9)', () => {
     expect(result.stopReason).to.equal('completed')
     expect(result.structured).to.deep.equal(JSON.parse(nested(64)))
     await run.dispose()
-    await fixture.close()
   })
 
   it('answers the parent with a failed run, not a stack overflow, for a value 20,000 deep', async () => {
@@ -54,6 +52,5 @@ describe('StructuredOutput value depth (issue 9)', () => {
     expect(textOf(result)).to.equal(
       'Error: subagent run failed\nDiagnostic: the child finished without calling structured_output successfully\nPartial output before the run ended:\ngave up',
     )
-    await fixture.close()
   })
 })

@@ -1,16 +1,12 @@
 /**
- * A host with the driver and `StructuredOutput`, the host invariants installed, and a parent agent
- * on the scripted model. `close()` disposes the parent and checks the invariants, the script and
- * the leak baseline (taken before the parent existed).
+ * A scene with the driver and `StructuredOutput` and a parent agent on the scripted model; the
+ * scene's close also checks that the script was used up, against the baseline of the plugins
+ * still loaded (taken before the parent existed).
  */
-import { expect } from 'chai'
-import type { Fiber } from 'cordis'
-import type { Agent, AgentHandle, JsonSchema, SessionEventData, SubagentStartRequest } from '../../lib/types.ts'
+import type { Agent, JsonSchema, SessionEventData, SubagentStartRequest } from '../../lib/types.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import StructuredOutput from '../../plugins/structured-output/index.ts'
-import { createHost, type TestHost } from '../support/harness.ts'
-import { installInvariants } from '../support/invariants.ts'
-import '../support/unhandled.ts'
+import { type Scene, scene } from '../support/scene.ts'
 
 const answerSchema: JsonSchema = {
   type: 'object',
@@ -20,7 +16,7 @@ const answerSchema: JsonSchema = {
 }
 
 export interface Fixture {
-  host: TestHost
+  host: Scene
   parent: Agent
   /** Unloads `StructuredOutput`; the leak baseline becomes the host without it. */
   unload(): Promise<void>
@@ -28,30 +24,24 @@ export interface Fixture {
   reload(): Promise<void>
   /** A spawn request from the parent with `answerSchema` unless `extra` says otherwise. */
   request(extra?: Partial<SubagentStartRequest>): SubagentStartRequest
-  /** Disposes the parent, then checks invariants, the used-up script and the leak baseline. */
+  /** Closes the scene now (it closes by itself after the test). */
   close(): Promise<void>
 }
 
 export async function createFixture(options: { plugin?: boolean } = {}): Promise<Fixture> {
-  const host = await createHost()
-  await host.root.plugin(InProcessRun)
-  const invariants = installInvariants(host.root)
-  const bare = host.snapshot()
-  let plugin: Fiber | undefined = options.plugin === false ? undefined : host.root.plugin(StructuredOutput)
-  await plugin
-  const baseline = host.snapshot()
-  const handle: AgentHandle = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
-  const parent = handle.agent
+  const host = await scene({ plugins: options.plugin === false ? [InProcessRun] : [InProcessRun, StructuredOutput], scriptUsedUp: true })
+  const [bare, loaded] = [host.snapshots[1]!, host.baseline]
+  const parent = await host.agent()
   return {
     host,
     parent,
     async unload() {
-      await plugin?.dispose()
-      plugin = undefined
+      for (const fiber of [...(host.root.registry.get(StructuredOutput)?.fibers ?? [])]) await fiber.dispose()
+      host.baseline = bare
     },
     async reload() {
-      plugin = host.root.plugin(StructuredOutput)
-      await plugin
+      await host.root.plugin(StructuredOutput)
+      host.baseline = loaded
     },
     request: (extra = {}) => ({
       parent,
@@ -60,13 +50,7 @@ export async function createFixture(options: { plugin?: boolean } = {}): Promise
       outputSchema: answerSchema,
       ...extra,
     }),
-    async close() {
-      await handle.dispose()
-      invariants.check()
-      expect(host.scripted.pending, 'unused script entries').to.equal(0)
-      expect(host.snapshot()).to.deep.equal(plugin ? baseline : bare)
-      invariants.dispose()
-    },
+    close: host.end,
   }
 }
 

@@ -42,7 +42,6 @@ describe('StructuredOutput guard (SPEC §3)', () => {
     expect(result.structured).to.deep.equal({ answer: 1 })
     expect(fixture.host.scripted.requests).to.have.length(1)
     await run.dispose()
-    await fixture.close()
   })
 
   it('denies with code TOOL_DENIED even when a prepended listener allows the call', async () => {
@@ -61,7 +60,6 @@ describe('StructuredOutput guard (SPEC §3)', () => {
     expect(body.called).to.equal(false)
     expect(codes).to.deep.equal(['TOOL_DENIED'])
     await run.dispose()
-    await fixture.close()
   })
 
   it('runs a call that comes before the capture in the same response', async () => {
@@ -74,7 +72,6 @@ describe('StructuredOutput guard (SPEC §3)', () => {
     expect(resultOf(run.agent, 'c1')).to.deep.include({ isError: false, content: [{ type: 'text', text: 'other ran' }] })
     expect(result.structured).to.deep.equal({ answer: 2 })
     await run.dispose()
-    await fixture.close()
   })
 
   it('denies a second capture and keeps the first value', async () => {
@@ -89,7 +86,6 @@ describe('StructuredOutput guard (SPEC §3)', () => {
       { type: 'text', text: 'Error: structured output already recorded: the run is complete, so `structured_output` is not executed' },
     ])
     await run.dispose()
-    await fixture.close()
   })
 
   it('denies a call made directly for the child after the commit', async () => {
@@ -106,7 +102,6 @@ describe('StructuredOutput guard (SPEC §3)', () => {
     })
     expect(body.called).to.equal(false)
     await run.dispose()
-    await fixture.close()
   })
 
   it('leaves the parent free to call tools after its child committed', async () => {
@@ -119,7 +114,6 @@ describe('StructuredOutput guard (SPEC §3)', () => {
     expect(result.isError).to.equal(false)
     expect(body.calledOnce).to.equal(true)
     await run.dispose()
-    await fixture.close()
   })
 })
 
@@ -138,6 +132,5 @@ describe('StructuredOutput guard: calls that never reach a body', () => {
       ])
     }
     await run.dispose()
-    await fixture.close()
   })
 })

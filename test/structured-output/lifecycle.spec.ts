@@ -3,6 +3,7 @@ import type { Agent, Session, SessionEvent, SubagentRun } from '../../lib/types.
 import type { PreStepDecision } from '../../plugins/host/index.ts'
 import StructuredOutput, { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from '../../plugins/structured-output/index.ts'
 import { call, createFixture, type Fixture } from './fixture.ts'
+import { rejectionOf } from '../support/scene.ts'
 
 interface StepGate {
   /** Resolves once a child waits at its first step. */
@@ -27,15 +28,6 @@ function holdSteps(fixture: Fixture): StepGate {
   return { entered, open, dispose }
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection')
-}
-
 describe('StructuredOutput lifecycle', () => {
   describe('unloading the plugin mid-run', () => {
     it('keeps the started run capturing and leaves nothing behind after dispose', async () => {
@@ -52,7 +44,6 @@ describe('StructuredOutput lifecycle', () => {
       expect(result.structured).to.deep.equal({ answer: 5 })
       expect(fixture.host.scripted.requests).to.have.length(1)
       await run.dispose()
-      await fixture.close()
     })
 
     it('still turns a prose finish into error', async () => {
@@ -68,7 +59,6 @@ describe('StructuredOutput lifecycle', () => {
       expect(result.stopReason).to.equal('error')
       expect(result.diagnostic).to.equal(MISSING_CAPTURE)
       await run.dispose()
-      await fixture.close()
     })
 
     it('keeps a child whose setup window was open during the unload', async () => {
@@ -81,15 +71,13 @@ describe('StructuredOutput lifecycle', () => {
       expect(result.stopReason).to.equal('completed')
       expect(result.structured).to.deep.equal({ answer: 8 })
       await run.dispose()
-      await fixture.close()
     })
 
     it('rejects a later outputSchema start', async () => {
       const fixture = await createFixture()
       await fixture.unload()
-      const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
+      const error = await rejectionOf(fixture.host.root.inprocessRun.spawn(fixture.request()))
       expect((error as Error).message).to.equal('subagent runtime does not support the "outputSchema" capability')
-      await fixture.close()
     })
 
     it('settles a run across a hot reload, and the reloaded plugin serves new starts', async () => {
@@ -107,7 +95,6 @@ describe('StructuredOutput lifecycle', () => {
       const second = await fixture.host.root.inprocessRun.spawn(fixture.request())
       expect((await second.result).structured).to.deep.equal({ answer: 2 })
       await Promise.all([first.dispose(), second.dispose()])
-      await fixture.close()
     })
   })
 
@@ -152,7 +139,6 @@ describe('StructuredOutput lifecycle', () => {
       expect(results.map((result) => result.structured)).to.deep.equal(held.runs.map((_run, i) => ({ answer: i })))
       expect(settleListeners(fixture)).to.equal(0)
       await Promise.all(held.runs.map((run) => run.dispose()))
-      await fixture.close()
     })
 
     it('adopts no run whose result already rejected, so nothing stays on the root', async () => {
@@ -164,12 +150,11 @@ describe('StructuredOutput lifecycle', () => {
       })
       const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
       off()
-      const error = await rejection(run.result)
+      const error = await rejectionOf(run.result)
       expect((error as Error).message).to.equal('queue is broken')
       await fixture.unload()
       expect(settleListeners(fixture)).to.equal(0)
       await run.dispose()
-      await fixture.close()
     })
 
     it('keeps one settle listener for the runs of several unloaded instances', async () => {
@@ -184,7 +169,6 @@ describe('StructuredOutput lifecycle', () => {
       held.dispose()
       expect(results.every((result, i) => result.stopReason === 'completed' && (result.structured as { answer: number }).answer === i)).to.equal(true)
       await Promise.all(held.runs.map((run) => run.dispose()))
-      await fixture.close()
     })
   })
 
@@ -208,10 +192,10 @@ describe('StructuredOutput lifecycle', () => {
         output: [{ type: 'text', text: 'prose' }],
         stopReason: 'aborted',
         diagnostic: 'the run was cancelled before the child called structured_output successfully',
+        diagnosticText: { key: 'cancelledBeforeCapture', params: {} },
       })
       expect(CANCELLED_BEFORE_CAPTURE).to.equal(result.diagnostic)
       await disposal
-      await fixture.close()
     })
 
     it('keeps the driver’s aborted result when the signal aborts mid-turn', async () => {
@@ -225,7 +209,6 @@ describe('StructuredOutput lifecycle', () => {
       expect(result.diagnostic).to.equal('the run was cancelled (parent)')
       expect(result).to.not.have.property('structured')
       await run.dispose()
-      await fixture.close()
     })
   })
 
@@ -241,7 +224,6 @@ describe('StructuredOutput lifecycle', () => {
         await run.dispose()
       }
       for (const id of ids) expect(fixture.host.root.agents.get(id)).to.equal(undefined)
-      await fixture.close()
     })
 
     it('rolls back its registrations when a later setup listener rejects the start', async () => {
@@ -254,12 +236,11 @@ describe('StructuredOutput lifecycle', () => {
         child = agent
         throw new Error('setup refused')
       })
-      const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
+      const error = await rejectionOf(fixture.host.root.inprocessRun.spawn(fixture.request()))
       off()
       expect((error as Error).message).to.equal('setup refused')
       expect(fixture.host.snapshot()).to.deep.equal(before)
       expect(fixture.host.root.tools.get('structured_output', child)).to.equal(undefined)
-      await fixture.close()
     })
   })
 

@@ -21,7 +21,6 @@ describe('StructuredOutput with a schemastery outputSchema', () => {
       required: ['answer', 'unit'],
     })
     await run.dispose()
-    await fixture.close()
   })
 
   it('refuses a value that misses a property of the schemastery schema', async () => {
@@ -35,7 +34,6 @@ describe('StructuredOutput with a schemastery outputSchema', () => {
     expect(toolResults(run.agent)[0]?.isError).to.equal(true)
     expect(result.structured).to.deep.equal({ answer: 1, unit: 'm' })
     await run.dispose()
-    await fixture.close()
   })
 
   it('rejects the start naming what the subset cannot express, before any child exists', async () => {
@@ -56,6 +54,5 @@ describe('StructuredOutput with a schemastery outputSchema', () => {
     )
     expect(created).to.deep.equal([])
     expect(fixture.host.scripted.requests).to.have.length(0)
-    await fixture.close()
   })
 })

@@ -3,15 +3,7 @@ import sinon from 'sinon'
 import { UnsupportedCapabilityError, UnsupportedSchemaError } from '../../lib/errors.ts'
 import type { JsonSchema } from '../../lib/types.ts'
 import { call, createFixture, type Fixture } from './fixture.ts'
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection')
-}
+import { rejectionOf } from '../support/scene.ts'
 
 /** Starts with `outputSchema`, expects a rejection, and checks that no child was ever made. */
 async function rejectedStart(fixture: Fixture, outputSchema: unknown): Promise<unknown> {
@@ -21,7 +13,7 @@ async function rejectedStart(fixture: Fixture, outputSchema: unknown): Promise<u
   const created = sinon.spy()
   const offSetup = root.on('subagent/setup', setup)
   const offCreated = root.on('agent/created', created)
-  const error = await rejection(root.inprocessRun.spawn(fixture.request({ outputSchema: outputSchema as JsonSchema })))
+  const error = await rejectionOf(root.inprocessRun.spawn(fixture.request({ outputSchema: outputSchema as JsonSchema })))
   offSetup()
   offCreated()
   expect(setup.called, 'subagent/setup ran').to.equal(false)
@@ -38,7 +30,6 @@ describe('StructuredOutput at start (SPEC §2.1.6, §3)', () => {
     expect(error).to.be.instanceOf(UnsupportedSchemaError)
     expect((error as UnsupportedSchemaError).code).to.equal('UNSUPPORTED_SCHEMA')
     expect((error as Error).message).to.equal('unsupported JSON schema: $: root type must be "object"')
-    await fixture.close()
   })
 
   it('lists every violation with its path', async () => {
@@ -54,21 +45,18 @@ describe('StructuredOutput at start (SPEC §2.1.6, §3)', () => {
       'unsupported JSON schema: $.required[1]: "c" is not a declared property; $: unknown keyword "patternProperties"; ' +
         '$.properties.a: unknown keyword "format"; $.properties.b: keyword "enum" needs a scalar type',
     )
-    await fixture.close()
   })
 
   it('rejects a value that is not a schema object', async () => {
     const fixture = await createFixture()
     const error = await rejectedStart(fixture, [])
     expect((error as Error).message).to.equal('unsupported JSON schema: $: must be a schema object')
-    await fixture.close()
   })
 
   it('rejects a oneOf with fewer than two branches', async () => {
     const fixture = await createFixture()
     const error = await rejectedStart(fixture, { type: 'object', properties: { x: { oneOf: [{ type: 'string' }] } } })
     expect((error as Error).message).to.equal('unsupported JSON schema: $.properties.x.oneOf: needs at least 2 branches')
-    await fixture.close()
   })
 
   it('rejects outputSchema when StructuredOutput is not loaded', async () => {
@@ -77,7 +65,6 @@ describe('StructuredOutput at start (SPEC §2.1.6, §3)', () => {
     expect(error).to.be.instanceOf(UnsupportedCapabilityError)
     expect((error as UnsupportedCapabilityError).code).to.equal('UNSUPPORTED_CAPABILITY')
     expect((error as Error).message).to.equal('subagent runtime does not support the "outputSchema" capability')
-    await fixture.close()
   })
 
   it('accepts the whole subset and validates a capture against it end to end', async () => {
@@ -117,6 +104,5 @@ describe('StructuredOutput at start (SPEC §2.1.6, §3)', () => {
       },
     ])
     await run.dispose()
-    await fixture.close()
   })
 })

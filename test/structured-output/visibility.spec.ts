@@ -57,7 +57,6 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
       { name: 'structured_output', description: STRUCTURED_OUTPUT_DESCRIPTION, parameters: countSchema },
     ])
     await Promise.all([first.dispose(), second.dispose()])
-    await fixture.close()
   })
 
   it('hides the tool from the parent, a sibling and a tool-less caller', async () => {
@@ -77,7 +76,6 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
     expect(siblingRequest).to.not.have.property('tools')
     expect(siblingRequest?.system).to.not.include(STRUCTURED_OUTPUT_INSTRUCTION)
     await Promise.all([child.dispose(), sibling.dispose()])
-    await fixture.close()
   })
 
   it('hides the tool from a structured sibling, which sees its own', async () => {
@@ -91,7 +89,6 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
       { type: 'text', text: 'Error: invalid arguments: value must have required property "count"; value must NOT have additional property "name"' },
     ])
     await Promise.all([first.dispose(), second.dispose()])
-    await fixture.close()
   })
 
   it('renders the instruction after lower-ordered sections and before higher ones', async () => {
@@ -108,7 +105,6 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
       ['You are a careful child.', 'early tool guidance', STRUCTURED_OUTPUT_INSTRUCTION, 'late guidance'].join('\n\n'),
     )
     await run.dispose()
-    await fixture.close()
   })
 
   it('contributes section "tool:structured_output" at order 190 through system-prompt/assemble', async () => {
@@ -124,7 +120,6 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
       text: STRUCTURED_OUTPUT_INSTRUCTION,
     })
     await run.dispose()
-    await fixture.close()
   })
 
   it('leaves a child without outputSchema untouched: no scope fiber, no tool', async () => {
@@ -138,6 +133,5 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
     expect(fixture.host.snapshot().fibers).to.equal(fibers)
     expect(fixture.host.scripted.requests[0]).to.not.have.property('tools')
     await run.dispose()
-    await fixture.close()
   })
 })

@@ -66,7 +66,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     fixture.model.parent({ text: 'thanks' })
     gate.answer({ text: '3 files' })
     await delivered(fixture)
-    await fixture.close()
   })
 
   it('names a run without a label by its run id', async () => {
@@ -80,7 +79,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     gate.answer({ text: 'done' })
     await delivered(fixture)
     expect(fixture.deliveries()).to.deep.equal([`Background subagent "${runId}" (run ${runId}) finished:\ndone`])
-    await fixture.close()
   })
 
   it('delivers one plugin message with the foreground text, then disposes the child', async () => {
@@ -98,7 +96,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(fixture.host.root.agents.get(runId)).to.equal(undefined)
     expect(fixture.host.root.sessions.get(runId)).to.equal(undefined)
     expect(fixture.host.root.subagentTool.pending(fixture.parent)).to.deep.equal([])
-    await fixture.close()
   })
 
   it('delivers a failed child as the foreground error text with its diagnostic', async () => {
@@ -111,7 +108,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(fixture.deliveries()).to.deep.equal([
       `Background subagent "flaky" (run ${runId}) finished:\nError: subagent run failed\nDiagnostic: the child turn failed: upstream 503`,
     ])
-    await fixture.close()
   })
 
   it('delivers a truncated child with its heading, diagnostic and partial output', async () => {
@@ -124,7 +120,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(fixture.deliveries()).to.deep.equal([
       `Background subagent "long" (run ${runId}) finished:\nError: subagent run hit its token limit before finishing\nDiagnostic: the child hit its token limit\nPartial output before the run ended:\nhalf an answer`,
     ])
-    await fixture.close()
   })
 
   it('delivers a child cancelled on its own as the cancelled heading', async () => {
@@ -138,7 +133,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(fixture.deliveries()).to.deep.equal([
       `Background subagent "stopped" (run ${runId}) finished:\nError: subagent run was cancelled\nDiagnostic: the run was cancelled (user)`,
     ])
-    await fixture.close()
   })
 
   it("delivers a rejected result as the host's Error: text", async () => {
@@ -153,7 +147,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     await delivered(fixture)
     off()
     expect(fixture.deliveries()).to.deep.equal([`Background subagent "broken" (run ${runId}) finished:\nError: settle listener broke`])
-    await fixture.close()
   })
 
   it('holds a result that arrives while the parent is mid-turn until that turn ends, then delivers it once', async () => {
@@ -191,7 +184,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     // the delivery is the third turn's message, after the second turn's answer
     const lastTurnMessages = fixture.model.parentRequests.at(-1)!.messages
     expect(lastTurnMessages.at(-2)).to.deep.equal({ role: 'assistant', content: [{ type: 'text', text: 'turn 2 done' }] })
-    await fixture.close()
   })
 
   it("does not cancel a background child when the parent's turn is cancelled, and still delivers", async () => {
@@ -219,7 +211,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     gate.answer({ text: 'still here' })
     await delivered(fixture)
     expect(fixture.deliveries()).to.deep.equal([`Background subagent "survivor" (run ${runId}) finished:\nstill here`])
-    await fixture.close()
   })
 
   it('cancels and disposes background children with their parent and delivers nothing', async () => {
@@ -241,7 +232,7 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(pending).to.have.length(2)
     const children = pending.map(({ runId }) => fixture.host.root.agents.get(runId)!)
     const parent: Agent = fixture.parent
-    await fixture.close()
+    await fixture.parentHandle.dispose()
     expect(fixture.host.root.subagentTool.pending(parent)).to.deep.equal([])
     for (const child of children) expect(fixture.host.root.agents.get(child.id)).to.equal(undefined)
     await fixture.host.root.subagentTool.settled()
@@ -264,7 +255,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     gate.answer({ text: 'survived the reload' })
     await delivered(fixture)
     expect(fixture.deliveries()).to.deep.equal([`Background subagent "reloaded" (run ${runId}) finished:\nsurvived the reload`])
-    await fixture.close()
   })
 
   it('records the start and the delivery in the parent session', async () => {
@@ -277,7 +267,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     gate.answer({ text: 'ok' })
     await delivered(fixture)
     expect(eventsOf(fixture.parent, BACKGROUND_DELIVERED_EVENT)).to.deep.equal([{ runId }])
-    await fixture.close()
   })
 
   it('reports a start error of a background call like a foreground one and leaves nothing pending', async () => {
@@ -291,7 +280,6 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(textOf(fixture.results[0]!)).to.equal('Error: subagent tool "nope" is not available to the parent')
     expect(fixture.host.root.subagentTool.pending(fixture.parent)).to.deep.equal([])
     expect(eventsOf(fixture.parent, BACKGROUND_START_EVENT)).to.deep.equal([])
-    await fixture.close()
   })
 
   it('rejects a pending() query for something that is not an agent with a TypeError naming the field', async () => {
@@ -299,13 +287,11 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     for (const bad of [undefined, null, 'parent', { id: 7 }]) {
       expect(() => fixture.host.root.subagentTool.pending(bad as never)).to.throw(TypeError, 'subagentTool.pending parent must be an agent')
     }
-    await fixture.close()
   })
 
   it('lists nothing for an agent that never started a background run', async () => {
     const fixture = await createBackgroundFixture()
     expect(fixture.host.root.subagentTool.pending(fixture.parent)).to.deep.equal([])
-    await fixture.close()
   })
 
   it('speaks the configured locale in the start text and the delivered message', async () => {
@@ -319,6 +305,5 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     gate.answer({ text: 'found two' })
     await delivered(fixture)
     expect(fixture.deliveries()).to.deep.equal([`后台子代理 "scan"（运行 ${runId}）已完成：\nfound two`])
-    await fixture.close()
   })
 })

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { SubagentInfo } from '../../lib/types.ts'
-import { createFixture, delegate, hasStructuredOutput, textOf } from './fixture.ts'
+import { createFixture, delegate, textOf } from './fixture.ts'
 
 describe('subagent tool: completed runs', () => {
   it('returns the spawned child\'s answer as the tool result the parent model sees', async () => {
@@ -20,7 +20,6 @@ describe('subagent tool: completed runs', () => {
       isError: false,
       content: [{ type: 'text', text: 'there are 3 files' }],
     })
-    await fixture.close()
   })
 
   it('sends a spawned child only the prompt', async () => {
@@ -32,7 +31,6 @@ describe('subagent tool: completed runs', () => {
     const childRequest = fixture.host.scripted.requests[2]!
     expect(childRequest.agent).to.not.equal(fixture.parent)
     expect(childRequest.messages).to.deep.equal([{ role: 'user', content: [{ type: 'text', text: 'count the files' }] }])
-    await fixture.close()
   })
 
   it('passes the parent\'s completed turns to a forked child before the prompt', async () => {
@@ -48,7 +46,6 @@ describe('subagent tool: completed runs', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'noted: 7' }] },
       { role: 'user', content: [{ type: 'text', text: 'which number?' }] },
     ])
-    await fixture.close()
   })
 
   it('disposes the child before the tool returns', async () => {
@@ -62,7 +59,6 @@ describe('subagent tool: completed runs', () => {
     expect(childId).to.be.a('string')
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
     expect(fixture.host.root.sessions.get(childId!)).to.equal(undefined)
-    await fixture.close()
   })
 
   it('passes the label to the run', async () => {
@@ -74,14 +70,12 @@ describe('subagent tool: completed runs', () => {
     await delegate(fixture, { prompt: 'task', label: 'file census' }, { text: 'done' })
     off()
     expect(labels).to.deep.equal(['file census'])
-    await fixture.close()
   })
 
   it('gives the child the requested persona as its system prompt', async () => {
     const fixture = await createFixture()
     await delegate(fixture, { prompt: 'task', persona: 'You are a terse auditor.' }, { text: 'done' })
     expect(fixture.host.scripted.requests[1]!.system).to.equal('You are a terse auditor.')
-    await fixture.close()
   })
 
   it('hides denied tools from the child', async () => {
@@ -90,7 +84,6 @@ describe('subagent tool: completed runs', () => {
     const [parentRequest, childRequest] = fixture.host.scripted.requests
     expect(parentRequest!.tools?.map((tool) => tool.name)).to.deep.equal(['subagent'])
     expect(childRequest!).to.not.have.property('tools')
-    await fixture.close()
   })
 
   it('returns only the text blocks of the child\'s last message', async () => {
@@ -102,16 +95,10 @@ describe('subagent tool: completed runs', () => {
       { text: 'final answer' },
     )
     expect(textOf(result)).to.equal('final answer')
-    await fixture.close()
   })
 })
 
 describe('subagent tool: structured output', () => {
-  before(function () {
-    // StructuredOutput is built in parallel; these scenarios run once it exists
-    if (!hasStructuredOutput) this.skip()
-  })
-
   it('returns the committed value as JSON text and as the result value', async () => {
     const fixture = await createFixture({ structuredOutput: true })
     const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'] }
@@ -121,7 +108,6 @@ describe('subagent tool: structured output', () => {
       { toolCalls: [{ name: 'structured_output', arguments: { answer: 42 } }] },
     )
     expect(result).to.deep.equal({ isError: false, content: [{ type: 'text', text: '{"answer":42}' }], value: { answer: 42 } })
-    await fixture.close()
   })
 })
 
@@ -138,7 +124,6 @@ describe('subagent tool: nested delegation', () => {
     expect(textOf(result)).to.equal('my helper said: hi from the grandchild')
     const grandchildRequest = fixture.host.scripted.requests[2]!
     expect(grandchildRequest.agent.session.header.delegationDepth).to.equal(2)
-    await fixture.close()
   })
 
   it('hides the tool from a child at the cap, so its call is an unknown tool (SPEC §9)', async () => {
@@ -158,6 +143,5 @@ describe('subagent tool: nested delegation', () => {
       content: [{ type: 'text', text: 'Error: unknown tool "subagent"' }],
     })
     expect(fixture.host.scripted.requests[1]!.tools?.map((tool) => tool.name) ?? []).not.to.include('subagent')
-    await fixture.close()
   })
 })

@@ -1,23 +1,18 @@
 /**
- * A host with the driver and `SubagentTool`, the host invariants installed, a parent agent on the
- * scripted model, and a helper that runs one parent turn delegating through the `subagent` tool.
+ * A scene with the driver and `SubagentTool` (optionally `DepthPolicy` and `StructuredOutput`), a
+ * parent agent on the scripted model, and a helper that runs one parent turn delegating through
+ * the `subagent` tool. The scene's close also checks that the script was used up.
  */
-import { existsSync } from 'node:fs'
-import type { Plugin } from 'cordis'
 import { expect } from 'chai'
 import type { Agent, AgentHandle, AgentOptions, ToolResult } from '../../lib/types.ts'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import type { ScriptEntry } from '../../plugins/scripted-model/index.ts'
+import StructuredOutput from '../../plugins/structured-output/index.ts'
 import SubagentTool from '../../plugins/subagent-tool/index.ts'
-import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
-import { installInvariants } from '../support/invariants.ts'
-import '../support/unhandled.ts'
+import { type Scene, type ScenePlugin, scene } from '../support/scene.ts'
 
-const structuredOutputUrl = new URL('../../plugins/structured-output/index.ts', import.meta.url)
-
-/** True once the `StructuredOutput` plugin exists in this checkout. */
-export const hasStructuredOutput = existsSync(structuredOutputUrl)
+export { textOf } from '../support/scene.ts'
 
 export interface FixtureOptions {
   parent?: AgentOptions
@@ -27,40 +22,21 @@ export interface FixtureOptions {
 }
 
 export interface Fixture {
-  host: TestHost
+  host: Scene
   parent: Agent
-  /**
-   * Disposes the parent, then checks the invariants held, the script was used up and the host is
-   * back at its baseline (taken before the parent existed).
-   */
+  parentHandle: AgentHandle
+  /** Closes the scene now (it closes by itself after the test). */
   close(): Promise<void>
 }
 
 export async function createFixture(options: FixtureOptions = {}): Promise<Fixture> {
-  const host = await createHost()
-  await host.root.plugin(InProcessRun)
-  if (options.depthPolicy) await host.root.plugin(DepthPolicy, options.depthPolicy)
-  if (options.structuredOutput) {
-    const module = (await import(structuredOutputUrl.href)) as { default: Plugin }
-    await host.root.plugin(module.default)
-  }
-  await host.root.plugin(SubagentTool, (options.tool ?? {}) as SubagentTool.Config)
-  const invariants = installInvariants(host.root)
-  const baseline: Snapshot = host.snapshot()
-  const handle: AgentHandle = await host.root.agents.create({
-    agentOptions: { provider: 'scripted', model: 'test', ...options.parent },
-  })
-  return {
-    host,
-    parent: handle.agent,
-    async close() {
-      await handle.dispose()
-      invariants.check()
-      expect(host.scripted.pending, 'unused script entries').to.equal(0)
-      expect(host.snapshot()).to.deep.equal(baseline)
-      invariants.dispose()
-    },
-  }
+  const plugins: ScenePlugin[] = [InProcessRun]
+  if (options.depthPolicy) plugins.push([DepthPolicy, options.depthPolicy])
+  if (options.structuredOutput) plugins.push(StructuredOutput)
+  plugins.push([SubagentTool, options.tool ?? {}])
+  const host = await scene({ plugins, scriptUsedUp: true })
+  const parentHandle = await host.create({ agentOptions: options.parent })
+  return { host, parent: parentHandle.agent, parentHandle, close: host.end }
 }
 
 export interface Delegation {
@@ -87,12 +63,4 @@ export async function delegate(fixture: Fixture, args: unknown, ...child: Script
   off()
   expect(delegation, 'the subagent call produced no result').to.not.equal(undefined)
   return delegation!
-}
-
-/** The text of a result that has exactly one text block. */
-export function textOf(result: ToolResult): string {
-  expect(result.content).to.have.length(1)
-  const block = result.content[0]!
-  expect(block.type).to.equal('text')
-  return (block as { text: string }).text
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Agent, SubagentPlan } from '../../lib/types.ts'
-import { createFixture, delegate, hasStructuredOutput, textOf } from './fixture.ts'
+import { createFixture, delegate, textOf } from './fixture.ts'
 
 describe('subagent tool: runs that do not complete', () => {
   it('reports a failed child with its diagnostic and partial output', async () => {
@@ -16,7 +16,6 @@ describe('subagent tool: runs that do not complete', () => {
     expect(textOf(result)).to.equal(
       'Error: subagent run failed\nDiagnostic: the child turn failed: upstream 503\nPartial output before the run ended:\ndraft',
     )
-    await fixture.close()
   })
 
   it('reports a child that hit its token limit', async () => {
@@ -26,7 +25,6 @@ describe('subagent tool: runs that do not complete', () => {
     expect(textOf(result)).to.equal(
       'Error: subagent run hit its token limit before finishing\nDiagnostic: the child hit its token limit\nPartial output before the run ended:\nhalf an answer',
     )
-    await fixture.close()
   })
 
   it('reports a child whose turn a pre-step hook rejected as declined, without partial output', async () => {
@@ -38,7 +36,6 @@ describe('subagent tool: runs that do not complete', () => {
     off()
     expect(result.code).to.equal('SUBAGENT_DECLINED')
     expect(textOf(result)).to.equal('Error: subagent declined the task\nDiagnostic: a pre-step hook blocked the child turn')
-    await fixture.close()
   })
 
   it('reports a child cancelled with the parent turn, with the text it had streamed', async () => {
@@ -66,14 +63,12 @@ describe('subagent tool: runs that do not complete', () => {
       agents: 1,
     })
     expect(parent.session.events.at(-1)!.data).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
-    await fixture.close()
   })
 
   it('disposes the child before returning a failure', async () => {
     const fixture = await createFixture()
     const { agentsAtResult } = await delegate(fixture, { prompt: 'task' }, new Error('upstream 503'))
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
-    await fixture.close()
   })
 
   it('turns a rejected run result into the tool error and still disposes the child', async () => {
@@ -85,11 +80,9 @@ describe('subagent tool: runs that do not complete', () => {
     off()
     expect(textOf(result)).to.equal('Error: settle listener broke')
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
-    await fixture.close()
   })
 
-  it('reports a structured run that ended without a value as failed', async function () {
-    if (!hasStructuredOutput) this.skip()
+  it('reports a structured run that ended without a value as failed', async () => {
     const fixture = await createFixture({ structuredOutput: true })
     const { result } = await delegate(
       fixture,
@@ -99,6 +92,5 @@ describe('subagent tool: runs that do not complete', () => {
     expect(textOf(result)).to.equal(
       'Error: subagent run failed\nDiagnostic: the child finished without calling structured_output successfully\nPartial output before the run ended:\nthe answer is 42',
     )
-    await fixture.close()
   })
 })

@@ -19,19 +19,16 @@ describe('SubagentTool plugin', () => {
     expect(fixture.host.scripted.requests[0]!.tools).to.deep.equal([
       { name: 'subagent', description: TOOL_DESCRIPTION, parameters: TOOL_PARAMETERS },
     ])
-    await fixture.close()
   })
 
   it('uses the configured description instead of the default one', async () => {
     const fixture = await createFixture({ tool: { description: 'Hand a task to a helper.' } })
     expect(fixture.host.root.tools.get('subagent')?.description).to.equal('Hand a task to a helper.')
-    await fixture.close()
   })
 
   it('keeps the default description when the configured one is empty', async () => {
     const fixture = await createFixture({ tool: { description: '' } })
     expect(fixture.host.root.tools.get('subagent')?.description).to.equal(TOOL_DESCRIPTION)
-    await fixture.close()
   })
 
   it('quotes its exact description and parameter schema in the README', () => {

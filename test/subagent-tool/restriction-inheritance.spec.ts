@@ -30,7 +30,6 @@ describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
     expect(ran).to.deep.equal([])
     expect(childResults.map((r) => r.content)).to.deep.equal([[{ type: 'text', text: 'Error: unknown tool "shell"' }]])
     expect(textOf(result)).to.equal('shell is not available to me')
-    await fixture.close()
   })
 
   it("rejects tools.allow naming a tool the parent is denied, with the parent's reason and no child", async () => {
@@ -48,7 +47,6 @@ describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
     })
     expect(starts).to.deep.equal([])
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
-    await fixture.close()
   })
 
   it('hides from a grandchild the tool its grandparent is denied', async () => {
@@ -67,6 +65,5 @@ describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
     expect(textOf(result)).to.equal('child done')
     const grandchildRequest = scripted.requests[2]!
     expect(grandchildRequest.tools?.map((tool) => tool.name)).to.deep.equal(['read', 'subagent'])
-    await fixture.close()
   })
 })

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { createFixture, delegate, hasStructuredOutput, textOf } from './fixture.ts'
+import { createFixture, delegate, textOf } from './fixture.ts'
 
 describe('subagent tool: start errors', () => {
   it('hides the tool from a parent already at the DepthPolicy cap (SPEC §9)', async () => {
@@ -8,14 +8,12 @@ describe('subagent tool: start errors', () => {
     expect(result.code).to.equal('UNKNOWN_TOOL')
     expect(textOf(result)).to.equal('Error: unknown tool "subagent"')
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
-    await fixture.close()
   })
 
   it('applies the configured maxDepth to every call', async () => {
     const fixture = await createFixture({ tool: { maxDepth: 0 } })
     const { result } = await delegate(fixture, { prompt: 'task' })
     expect(textOf(result)).to.equal('Error: subagent depth 1 exceeds maxDepth 0')
-    await fixture.close()
   })
 
   it('reports an allowed tool name that no global tool has as one the parent cannot see', async () => {
@@ -24,7 +22,6 @@ describe('subagent tool: start errors', () => {
     expect(result.code).to.equal('TOOL_FAILED')
     expect(textOf(result)).to.equal('Error: subagent tool "nope" is not available to the parent')
     expect(agentsAtResult).to.deep.equal([fixture.parent.id])
-    await fixture.close()
   })
 
   it('reports an output schema when no plugin serves structured output', async () => {
@@ -32,17 +29,14 @@ describe('subagent tool: start errors', () => {
     const { result } = await delegate(fixture, { prompt: 'task', output_schema: { type: 'object' } })
     expect(result.code).to.equal('UNSUPPORTED_CAPABILITY')
     expect(textOf(result)).to.equal('Error: subagent runtime does not support the "outputSchema" capability')
-    await fixture.close()
   })
 
-  it('reports an output schema outside the supported subset', async function () {
-    if (!hasStructuredOutput) this.skip()
+  it('reports an output schema outside the supported subset', async () => {
     const fixture = await createFixture({ structuredOutput: true })
     const { result } = await delegate(fixture, { prompt: 'task', output_schema: { type: 'object', minProperties: 1 } })
     expect(result.code).to.equal('UNSUPPORTED_SCHEMA')
     // the violation wording belongs to lib/schema-subset.ts; SPEC pins the prefix
     expect(textOf(result)).to.match(/^Error: unsupported JSON schema: .*"minProperties"/)
-    await fixture.close()
   })
 
   it('rejects arguments outside its parameter schema before starting anything', async () => {
@@ -50,7 +44,6 @@ describe('subagent tool: start errors', () => {
     const { result } = await delegate(fixture, { prompt: 'task', depth: 3 })
     expect(result.code).to.equal('INVALID_ARGS')
     expect(textOf(result)).to.equal('Error: invalid arguments: value must NOT have additional property "depth"')
-    await fixture.close()
   })
 
   it('needs a calling agent', async () => {
@@ -58,7 +51,6 @@ describe('subagent tool: start errors', () => {
     const result = await fixture.host.root.tools.execute({ name: 'subagent', arguments: { prompt: 'task' } })
     expect(result.code).to.equal('NO_CALLING_AGENT')
     expect(textOf(result)).to.equal('Error: the subagent tool needs a calling agent')
-    await fixture.close()
   })
 
   it('reports a call whose signal aborted before the child was published', async () => {
@@ -72,6 +64,5 @@ describe('subagent tool: start errors', () => {
       signal: controller.signal,
     })
     expect(textOf(result)).to.equal('Error: subagent request was aborted before child publication')
-    await fixture.close()
   })
 })

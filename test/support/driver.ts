@@ -1,25 +1,24 @@
 /**
- * Driver test support: a host with `InProcessRun`, a parent agent, and a gated model whose answer
- * waits until the test opens the gate (so a run can be held live without timers).
+ * Driver test support: a scene with `InProcessRun` and a parent agent (so every driver test runs
+ * under the invariant checker and ends at the baseline taken before the parent), and a gated model
+ * whose answer waits until the test opens the gate (so a run can be held live without timers).
  */
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
-import type { Agent, ModelAdapter, StreamPart, SubagentStartRequest } from '../../lib/types.ts'
-import { createHost, type TestHost } from './harness.ts'
+import type { Agent, AgentOptions, ModelAdapter, StreamPart, SubagentStartRequest } from '../../lib/types.ts'
+import { type Scene, scene } from './scene.ts'
 
-export interface DriverHost extends TestHost {
+export interface DriverHost extends Scene {
   parent: Agent
   request(extra?: Partial<SubagentStartRequest>): SubagentStartRequest
 }
 
-export async function createDriverHost(parentOptions: Record<string, unknown> = {}): Promise<DriverHost> {
-  const host = await createHost()
-  await host.root.plugin(InProcessRun)
-  const parent = await host.agent(parentOptions)
-  return {
-    ...host,
+export async function createDriverHost(parentOptions: Partial<AgentOptions> = {}): Promise<DriverHost> {
+  const s = await scene({ plugins: [InProcessRun] })
+  const { agent: parent } = await s.create({ agentOptions: parentOptions as AgentOptions })
+  return Object.assign(s, {
     parent,
-    request: (extra = {}) => ({ parent, prompt: 'do the task', signal: new AbortController().signal, ...extra }),
-  }
+    request: (extra: Partial<SubagentStartRequest> = {}) => ({ parent, prompt: 'do the task', signal: new AbortController().signal, ...extra }),
+  })
 }
 
 /** A model route whose streams wait for `open()`; `entered` resolves when a stream is waiting. */

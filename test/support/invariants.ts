@@ -5,7 +5,8 @@
  *
  * Rules: `seq` is contiguous and equals the index; one `turn/end` per `turn/start`; one
  * `tools/result` per execution (and one before every `tool/result` the loop writes); nothing is
- * appended or executed for an agent after its `agent/disposed`.
+ * appended or executed for an agent after its `agent/disposed`; a disposed agent is never published
+ * again (a resume publishes a new agent under the stored id: that starts a new life of the id).
  */
 import { expect } from 'chai'
 import type { Context } from 'cordis'
@@ -42,7 +43,8 @@ export function installInvariants(root: Context): Invariants {
   const reported = new WeakSet<ToolExecution>()
   /** `tools/result` emissions of each agent not yet matched by a `tool/result` session event. */
   const pendingResults = new Map<string, string[]>()
-  const disposed = new Set<string>()
+  /** The agent object each disposed id last belonged to. */
+  const disposed = new Map<string, Agent>()
 
   const stateOf = (session: Session, event: SessionEvent): SessionState => {
     let state = sessions.get(session.id)
@@ -113,15 +115,24 @@ export function installInvariants(root: Context): Invariants {
   }
 
   const onDisposed = (agent: Agent): void => {
-    if (disposed.has(agent.id)) violations.push(`agent "${agent.id}" emitted agent/disposed more than once`)
-    disposed.add(agent.id)
+    if (disposed.get(agent.id) === agent) violations.push(`agent "${agent.id}" emitted agent/disposed more than once`)
+    disposed.set(agent.id, agent)
     const state = sessions.get(agent.id)
     const open = state ? state.openTurn : openTurnOf(agent.session.events)
     if (open !== undefined) violations.push(`agent "${agent.id}" was disposed while turn ${open} was still open`)
   }
 
   const onCreated = (agent: Agent): void => {
-    if (disposed.has(agent.id)) violations.push(`agent "${agent.id}" was published again after agent/disposed`)
+    const gone = disposed.get(agent.id)
+    if (gone === undefined) return
+    if (gone === agent) {
+      violations.push(`agent "${agent.id}" was published again after agent/disposed`)
+      return
+    }
+    // a resume: the stored session starts a new life, checked from its loaded history on
+    disposed.delete(agent.id)
+    sessions.delete(agent.id)
+    pendingResults.delete(agent.id)
   }
 
   const disposers = [

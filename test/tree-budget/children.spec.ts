@@ -28,7 +28,6 @@ describe('TreeBudget: children (SPEC §9)', () => {
       'subagent budget exhausted: children 1 of 1',
     ])
     expect(fixture.host.root.agents.list().length).to.equal(agentsBefore)
-    await fixture.close()
   })
 
   it('counts a grandchild against the root tree', async () => {
@@ -42,7 +41,6 @@ describe('TreeBudget: children (SPEC §9)', () => {
     const error = await rejection(inprocessRun.spawn(fixture.request()))
     expect(error.message).to.equal('subagent budget exhausted: children 2 of 2')
     await child.dispose()
-    await fixture.close()
   })
 
   it('rejects a start in a tree whose tokens are spent', async () => {
@@ -52,7 +50,6 @@ describe('TreeBudget: children (SPEC §9)', () => {
     await fixture.root.whenIdle()
     const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
     expect([error.limit, error.message]).to.deep.equal(['tokens', 'subagent budget exhausted: tokens 12 of 10'])
-    await fixture.close()
   })
 
   it('rejects a start in a tree whose model requests are spent', async () => {
@@ -62,7 +59,6 @@ describe('TreeBudget: children (SPEC §9)', () => {
     await fixture.root.whenIdle()
     const error = await rejection(fixture.host.root.inprocessRun.spawn(fixture.request()))
     expect(error.message).to.equal('subagent budget exhausted: modelRequests 1 of 1')
-    await fixture.close()
   })
 
   it('gives the child back to the tree when creation fails after admission', async () => {
@@ -76,6 +72,5 @@ describe('TreeBudget: children (SPEC §9)', () => {
     expect(failed).to.equal('unknown global tool "no_such_tool"')
     expect(fixture.budget.usage(fixture.root).children).to.equal(0)
     expect(fixture.budget.remaining(fixture.root).children).to.equal(1)
-    await fixture.close()
   })
 })

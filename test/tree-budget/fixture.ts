@@ -1,17 +1,14 @@
 /**
- * A host with the driver and `TreeBudget` (optionally `DepthPolicy` and `SubagentTool`), the host
- * invariants installed, a root agent on the scripted model, and a leak check at the end.
+ * A scene with the driver and `TreeBudget` (optionally `DepthPolicy` and `SubagentTool`) and a root
+ * agent on the scripted model; the scene's close also checks that the script was used up.
  */
-import { expect } from 'chai'
 import type { Fiber } from 'cordis'
-import type { Agent, AgentHandle, SubagentStartRequest, Usage } from '../../lib/types.ts'
+import type { Agent, SubagentStartRequest, Usage } from '../../lib/types.ts'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import SubagentTool from '../../plugins/subagent-tool/index.ts'
 import TreeBudget from '../../plugins/tree-budget/index.ts'
-import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
-import { installInvariants } from '../support/invariants.ts'
-import '../support/unhandled.ts'
+import { type Scene, type ScenePlugin, scene } from '../support/scene.ts'
 
 export interface BudgetFixtureOptions {
   budget?: TreeBudget.Config
@@ -20,40 +17,30 @@ export interface BudgetFixtureOptions {
 }
 
 export interface BudgetFixture {
-  host: TestHost
+  host: Scene
   root: Agent
   budget: TreeBudget
   fiber: Fiber
   /** A start request under `parent` (default: the root) with a fresh signal. */
   request(extra?: Partial<SubagentStartRequest>): SubagentStartRequest
-  /** Disposes the root, then checks invariants, the script and the host baseline. */
+  /** Closes the scene now (it closes by itself after the test). */
   close(): Promise<void>
 }
 
 export async function createBudgetFixture(options: BudgetFixtureOptions = {}): Promise<BudgetFixture> {
-  const host = await createHost()
-  await host.root.plugin(InProcessRun)
-  if (options.depthPolicy) await host.root.plugin(DepthPolicy, options.depthPolicy)
-  const fiber = host.root.plugin(TreeBudget, options.budget ?? {})
-  await fiber
-  if (options.subagentTool) await host.root.plugin(SubagentTool, options.subagentTool)
-  const invariants = installInvariants(host.root)
-  const baseline: Snapshot = host.snapshot()
-  const handle: AgentHandle = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
-  const root = handle.agent
+  const plugins: ScenePlugin[] = [InProcessRun]
+  if (options.depthPolicy) plugins.push([DepthPolicy, options.depthPolicy])
+  const budgetAt = plugins.push([TreeBudget, options.budget ?? {}]) - 1
+  if (options.subagentTool) plugins.push([SubagentTool, options.subagentTool])
+  const host = await scene({ plugins, scriptUsedUp: true })
+  const root = await host.agent()
   return {
     host,
     root,
-    fiber,
+    fiber: host.fibers[budgetAt]!,
     budget: host.root.treeBudget,
     request: (extra = {}) => ({ parent: root, prompt: 'do the task', signal: new AbortController().signal, ...extra }),
-    async close() {
-      await handle.dispose()
-      invariants.check()
-      expect(host.scripted.pending, 'unused script entries').to.equal(0)
-      expect(host.snapshot()).to.deep.equal(baseline)
-      invariants.dispose()
-    },
+    close: host.end,
   }
 }
 

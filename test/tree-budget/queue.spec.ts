@@ -25,7 +25,6 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     latch.release('b')
     expect((await run.result).output).to.deep.equal([{ type: 'text', text: 'done b' }])
     await Promise.all([first.dispose(), run.dispose()])
-    await fixture.close()
   })
 
   it('rejects a waiting start whose signal aborts, and creates nothing', async () => {
@@ -46,7 +45,6 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     expect(fixture.budget.usage(fixture.root).children).to.equal(1)
     latch.release('a')
     await first.dispose()
-    await fixture.close()
   })
 
   it('rejects the waiting starts of a parent that is disposed, leaving nothing', async () => {
@@ -69,7 +67,6 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     for (const outcome of settled) expect(refusals).to.include(((outcome as PromiseRejectedResult).reason as Error).message)
     expect(fixture.host.root.agents.list().map((agent) => agent.id)).to.deep.equal([fixture.root.id])
     expect((await running.result).stopReason).to.equal('aborted')
-    await fixture.close()
   })
 
   it('drains thousands of waiting starts in the order they were made', async () => {
@@ -99,7 +96,6 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     await Promise.all(runs)
     expect(order).to.deep.equal(Array.from({ length: count }, (_, n) => n))
     expect(fixture.budget.usage(fixture.root).children).to.equal(count)
-    await fixture.close()
   })
 
   it('lets waiting starts in when a config update raises maxConcurrent', async () => {
@@ -117,6 +113,5 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     latch.release('a')
     latch.release('b')
     await Promise.all([first.dispose(), run.dispose()])
-    await fixture.close()
   })
 })

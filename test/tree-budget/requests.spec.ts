@@ -34,13 +34,13 @@ describe('TreeBudget: tokens and model requests (SPEC §9)', () => {
       output: [{ type: 'tool-call', id: 'a', name: 'look', arguments: '{}' }],
       stopReason: 'budget',
       diagnostic: 'the delegation tree exhausted its tokens budget (12 of 10)',
+      diagnosticText: { key: 'budget', params: { limit: 'tokens', used: 12, max: 10 } },
       usage: { inputTokens: 9, outputTokens: 3 },
       treeUsage: { inputTokens: 9, outputTokens: 3 },
     })
     expect(eventsOf(run.agent, 'turn/end')).to.deep.equal([{ turn: 1, reason: { kind: 'budget', limit: 'tokens', used: 12, max: 10 } }])
     expect(fixture.host.scripted.requests).to.have.length(1)
     await run.dispose()
-    await fixture.close()
   })
 
   it('stops the root itself before its first model request when the tree is spent', async () => {
@@ -51,7 +51,6 @@ describe('TreeBudget: tokens and model requests (SPEC §9)', () => {
       { turn: 1, reason: { kind: 'budget', limit: 'modelRequests', used: 0, max: 0 } },
     ])
     expect(eventsOf(fixture.root, 'step/start')).to.deep.equal([])
-    await fixture.close()
   })
 
   it('counts a model request that fails as sent', async () => {
@@ -61,7 +60,6 @@ describe('TreeBudget: tokens and model requests (SPEC §9)', () => {
     await fixture.root.whenIdle()
     expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 0, outputTokens: 0, modelRequests: 1, children: 0 })
     expect(fixture.budget.remaining(fixture.root).modelRequests).to.equal(4)
-    await fixture.close()
   })
 
   it('lets a request in flight finish and counts its usage after the limit was lowered below what is spent', async () => {
@@ -76,7 +74,6 @@ describe('TreeBudget: tokens and model requests (SPEC §9)', () => {
     expect([result.stopReason, result.treeUsage]).to.deep.equal(['completed', { inputTokens: 40, outputTokens: 10 }])
     expect(fixture.budget.remaining(fixture.root).tokens).to.equal(0)
     await run.dispose()
-    await fixture.close()
   })
 
   it('keeps what was spent across a config update and stops new work at the lowered limit', async () => {
@@ -92,6 +89,5 @@ describe('TreeBudget: tokens and model requests (SPEC §9)', () => {
       turn: 3,
       reason: { kind: 'budget', limit: 'modelRequests', used: 2, max: 2 },
     })
-    await fixture.close()
   })
 })

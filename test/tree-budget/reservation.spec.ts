@@ -14,7 +14,6 @@ describe('TreeBudget: reservations (SPEC §9)', () => {
     expect(error).to.be.instanceOf(TypeError)
     expect(error?.message).to.equal('subagent request budget.tokens must be a non-negative safe integer')
     expect(fixture.host.root.agents.list()).to.have.length(1)
-    await fixture.close()
   })
 
   it('rejects a request budget as unsupported when TreeBudget is not loaded', async () => {
@@ -41,7 +40,6 @@ describe('TreeBudget: reservations (SPEC §9)', () => {
     expect((error as Error).message).to.equal('subagent budget exhausted: tokens 70 of 100')
     latch.release('a')
     await holder.dispose()
-    await fixture.close()
   })
 
   it('holds the reservation back from the rest of the tree while the run is live and returns the unspent part at settle', async () => {
@@ -57,7 +55,6 @@ describe('TreeBudget: reservations (SPEC §9)', () => {
     await run.result
     expect(fixture.budget.remaining(fixture.root).tokens).to.equal(96)
     await run.dispose()
-    await fixture.close()
   })
 
   it("stops a subtree at its reservation with the reservation's figures", async () => {
@@ -69,7 +66,6 @@ describe('TreeBudget: reservations (SPEC §9)', () => {
     expect([result.stopReason, result.diagnostic]).to.deep.equal(['budget', 'the delegation tree exhausted its tokens budget (25 of 25)'])
     expect(fixture.budget.remaining(fixture.root).tokens).to.equal(975)
     await run.dispose()
-    await fixture.close()
   })
 
   it('counts a grandchild against its parent reservation of children, never the parent itself', async () => {
@@ -87,6 +83,5 @@ describe('TreeBudget: reservations (SPEC §9)', () => {
     expect(error).to.equal('subagent budget exhausted: children 1 of 1')
     expect(fixture.budget.usage(fixture.root).children).to.equal(2)
     await child.dispose()
-    await fixture.close()
   })
 })

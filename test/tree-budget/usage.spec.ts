@@ -37,7 +37,6 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
       { inputTokens: 35, outputTokens: 6 },
     ])
     await run.dispose()
-    await fixture.close()
   })
 
   it("counts a cancelled grandchild's messages once in the tree", async () => {
@@ -54,7 +53,6 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
     expect(result.treeUsage).to.deep.equal({ inputTokens: 30, outputTokens: 4 })
     expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 30, outputTokens: 4, modelRequests: 3, children: 2 })
     await run.dispose()
-    await fixture.close()
   })
 
   it('reports treeUsage on a failed run', async () => {
@@ -68,7 +66,6 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
     const result = await run.result
     expect([result.stopReason, result.treeUsage]).to.deep.equal(['error', { inputTokens: 7, outputTokens: 1 }])
     await run.dispose()
-    await fixture.close()
   })
 
   it('shows absent limits as Infinity and counts the root itself', async () => {
@@ -78,7 +75,6 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
     await fixture.root.whenIdle()
     expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 4, outputTokens: 2, modelRequests: 1, children: 0 })
     expect(fixture.budget.remaining(fixture.root)).to.deep.equal({ children: Infinity, tokens: 44, modelRequests: Infinity })
-    await fixture.close()
   })
 
   it('counts the request of a child disposed mid-turn, and no tokens for its interrupted message', async () => {
@@ -99,6 +95,5 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
       { inputTokens: 0, outputTokens: 0 },
       { inputTokens: 0, outputTokens: 0, modelRequests: 1, children: 1 },
     ])
-    await fixture.close()
   })
 })

@@ -17,7 +17,6 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect(sectionsOf(fixture.host.scripted.requests[0]!.system)).to.include(
       'Delegation: you are at depth 0; a subagent you start runs at depth 1.\nThe deepest subagent allowed runs at depth 2.\nLeft for this delegation tree: unlimited tokens, unlimited model requests, 5 subagent starts.',
     )
-    await fixture.close()
   })
 
   it('writes the delegation section in zh-CN when the tool is set to it', async () => {
@@ -28,7 +27,6 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect(sectionsOf(fixture.host.scripted.requests[0]!.system)).to.include(
       '委派：你位于深度 0；你启动的子代理运行在深度 1。\n本委派树剩余：900 个 token、不限 次模型请求、不限 次子代理启动。',
     )
-    await fixture.close()
   })
 
   it('tells an agent one level above the cap that its subagents cannot delegate', async () => {
@@ -40,7 +38,6 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect(section).to.equal(
       'Delegation: you are at depth 0; a subagent you start runs at depth 1.\nThe deepest subagent allowed runs at depth 1.\nSubagents you start cannot start subagents of their own.\nLeft for this delegation tree: unlimited tokens, unlimited model requests, unlimited subagent starts.',
     )
-    await fixture.close()
   })
 
   it('hides subagent from a tree with no children left: schemas, lookup, execution and Code Mode bindings', async () => {
@@ -52,7 +49,6 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect([result.code, result.content]).to.deep.equal(['UNKNOWN_TOOL', [{ type: 'text', text: 'Error: unknown tool "subagent"' }]])
     const exec = { agent: fixture.root, token: Symbol('outer'), signal: new AbortController().signal } as unknown as ToolExecution
     expect(Object.keys(bindingsFor(tools, exec))).not.to.include('subagent')
-    await fixture.close()
   })
 
   it('hides subagent once the tree has no tokens left, and shows it again when a config update raises the limit', async () => {
@@ -63,7 +59,6 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect(fixture.host.root.tools.get('subagent', fixture.root)).to.equal(undefined)
     await fixture.fiber.update({ maxTokens: 50 })
     expect(fixture.host.root.tools.get('subagent', fixture.root)?.name).to.equal('subagent')
-    await fixture.close()
   })
 
   it('gives no delegation section while neither DepthPolicy nor TreeBudget is loaded', async () => {
@@ -73,6 +68,5 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     await fixture.parent.whenIdle()
     expect(fixture.host.scripted.requests[0]!.system).not.to.include('Delegation:')
     expect(fixture.host.scripted.requests[0]!.tools?.map((tool) => tool.name)).to.deep.equal(['subagent'])
-    await fixture.close()
   })
 })

@@ -3,7 +3,7 @@
  */
 import type { Context } from 'cordis'
 import { copyContent } from '../../../lib/content.ts'
-import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
+import { AgentDisposedError } from '../../../lib/errors.ts'
 import { isKnownEvent } from '../../../lib/session-event.ts'
 import type {
   Agent,
@@ -16,7 +16,10 @@ import type {
 } from '../../../lib/types.ts'
 import { AgentScope, kScope, scopeOf } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
-import { type LoopServices, runTurn, type TurnState } from './loop.ts'
+import { type LoopServices, runTurn } from './loop.ts'
+import { TurnState } from './turn-state.ts'
+
+export { TurnCancelledError } from './turn-state.ts'
 
 interface QueuedMessage {
   content: ContentBlock[]
@@ -29,6 +32,12 @@ export interface AgentRuntime extends LoopServices {
   createContext(agent: HostAgent): Context
 }
 
+// shared by every user/message event (event data is frozen): one object less per live turn
+const messageSources = Object.freeze({
+  user: Object.freeze({ kind: 'user' as const }),
+  plugin: Object.freeze({ kind: 'plugin' as const }),
+})
+
 /**
  * The message as session content: checked and copied before the turn starts, so a bad block
  * (wrong field types, extra keys holding non-JSON or deeply nested values) throws and changes nothing.
@@ -39,14 +48,6 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
   return copyContent(content, 'message content block')
 }
 
-/** The cancellation reason a turn's signal aborts with. */
-export class TurnCancelledError extends SubagentError {
-  override readonly name = 'TurnCancelledError'
-  constructor(readonly cancelCause: CancelCause) {
-    super('ABORTED', `turn cancelled (${cancelCause.kind})`)
-  }
-}
-
 export class HostAgent implements Agent {
   /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
   readonly [kScope]: AgentScope
@@ -54,11 +55,12 @@ export class HostAgent implements Agent {
   /** Set once disposal starts: no new input is accepted. */
   closed = false
   #queue?: QueuedMessage[]
-  #current?: TurnState & { controller: AbortController }
+  #current?: TurnState
   #turns: number
   #idle?: { promise: Promise<void>; resolve: () => void }
   #ctx?: Context
-  #messages: ModelMessage[] = []
+  /** Model messages synced from the log so far; dropped while idle (rebuilt by the next turn). */
+  #messages?: ModelMessage[]
   #synced = 0
 
   constructor(
@@ -104,49 +106,51 @@ export class HostAgent implements Agent {
 
   cancel(cause: CancelCause): void {
     this.#queue = undefined
-    const current = this.#current
-    if (!current || current.signal.aborted) return
-    current.cause = cause
-    current.controller.abort(new TurnCancelledError(cause))
+    this.#current?.cancel(cause)
   }
 
   /** Model messages for the whole log, synced incrementally (plugins may append too). */
   messages(): readonly ModelMessage[] {
     const events = this.session.events
+    const messages = (this.#messages ??= [])
     for (let i = this.#synced; i < events.length; i++) {
       const event = events[i]
       if (!isKnownEvent(event)) continue
       switch (event.type) {
         case 'user/message':
-          this.#messages.push({ role: 'user', content: event.data.content })
+          messages.push({ role: 'user', content: event.data.content })
           break
         case 'assistant/message':
-          if (event.data.content.length) this.#messages.push({ role: 'assistant', content: event.data.content })
+          if (event.data.content.length) messages.push({ role: 'assistant', content: event.data.content })
           break
         case 'tool/result': {
           const { data } = event
-          this.#messages.push({ role: 'tool', callId: data.callId, name: data.name, isError: data.isError, content: data.content })
+          messages.push({ role: 'tool', callId: data.callId, name: data.name, isError: data.isError, content: data.content })
           break
         }
       }
     }
     this.#synced = events.length
-    return this.#messages.slice()
+    return messages.slice()
   }
 
   #start(message: QueuedMessage): void {
     this.status = 'running'
     const turn = ++this.#turns
-    const controller = new AbortController()
-    const state = { turn, signal: controller.signal, controller, cause: undefined as CancelCause | undefined }
+    const state = new TurnState(turn)
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
-    this.session.append('user/message', { content: message.content, source: { kind: message.source } })
+    this.session.append('user/message', { content: message.content, source: messageSources[message.source] })
+    const agent = this
     const subject = {
-      agent: this,
+      agent,
       scope: scopeOf(this),
       session: this.session,
-      messages: () => this.messages(),
+      // a method, not an arrow: under tsx (keepNames) a named arrow is renamed per turn, which
+      // turns the function object into a dictionary (≈ 0.25 KB and a slow path every turn)
+      messages() {
+        return agent.messages()
+      },
     }
     runTurn(subject, state, this.services).then((reason) => this.#finish(turn, reason))
   }
@@ -160,6 +164,9 @@ export class HostAgent implements Agent {
       return
     }
     this.status = 'idle'
+    // an idle agent holds its log, not a second copy of it as model messages
+    this.#messages = undefined
+    this.#synced = 0
     const idle = this.#idle
     this.#idle = undefined
     idle?.resolve()

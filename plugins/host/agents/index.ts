@@ -6,7 +6,7 @@
  */
 import { type Context, Service } from 'cordis'
 import { SubagentError } from '../../../lib/errors.ts'
-import type { Agent, AgentHandle, SessionHeader } from '../../../lib/types.ts'
+import type { Agent, AgentHandle, AgentMeter, SessionHeader } from '../../../lib/types.ts'
 import { skipShadow } from '../cordis-bridge.ts'
 import { scopeOf } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
@@ -97,6 +97,21 @@ export class Agents extends Service {
 
   list(): Agent[] {
     return [...this.registry.values()].map((record) => record.agent)
+  }
+
+  /**
+   * Installs `meter` for the calling plugin's lifetime: the loop calls it directly at every step,
+   * send and counted message of every agent (see `AgentMeter`). Returns its removal.
+   */
+  meter(meter: AgentMeter): () => void {
+    const meters = this.services.meters
+    return this.ctx.effect(() => {
+      meters.push(meter)
+      return () => {
+        const index = meters.indexOf(meter)
+        if (index >= 0) meters.splice(index, 1)
+      }
+    }, 'ctx.agents.meter()') as () => void
   }
 
   /**

@@ -5,8 +5,8 @@
 import { SubagentError, thrownMessage as messageOf } from '../../../lib/errors.ts'
 import type {
   Agent,
+  AgentMeter,
   BudgetLimit,
-  CancelCause,
   ContentBlock,
   ModelMessage,
   StreamPart,
@@ -20,6 +20,8 @@ import type { SessionLog } from '../sessions/session-store.ts'
 import type { SystemPrompt } from '../system-prompt/index.ts'
 import type { Tools } from '../tools/index.ts'
 import { runStepCalls } from './tool-calls.ts'
+import { TurnModelRequest } from './model-request.ts'
+import type { TurnState } from './turn-state.ts'
 
 export interface LoopServices {
   tools: Tools
@@ -27,6 +29,8 @@ export interface LoopServices {
   models: Models
   dispatcher: HookDispatcher
   defaultMaxSteps: number
+  /** Installed by `ctx.agents.meter()`; called in order at each step, send and counted message. */
+  meters: AgentMeter[]
 }
 
 /** What the loop needs from the agent it drives. */
@@ -36,15 +40,6 @@ export interface TurnSubject {
   readonly session: SessionLog
   /** Model messages for the whole session so far, synced from the log. */
   messages(): readonly ModelMessage[]
-}
-
-export interface TurnState {
-  readonly turn: number
-  readonly signal: AbortSignal
-  /** Set by `cancel` before the signal aborts. */
-  cause?: CancelCause
-  /** Rejects when the signal aborts; made on first use. */
-  abortion?: Promise<never>
 }
 
 /**
@@ -57,11 +52,17 @@ export type PreStepDecision =
   | { kind: 'budget'; limit: BudgetLimit; used?: number; max?: number }
 
 const enter: PreStepDecision = Object.freeze({ kind: 'enter' })
+// shared by every turn that ends so (turn/end data is frozen): one object less per live agent
+const completed: TurnEndReason = Object.freeze({ kind: 'completed' })
 
 function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code
   const message = messageOf(error) || 'unknown error'
   return typeof code === 'string' ? { kind: 'error', error: { message, code } } : { kind: 'error', error: { message } }
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null | undefined)?.then === 'function'
 }
 
 function isBudgetStop(value: unknown): value is Extract<PreStepDecision, { kind: 'budget' }> {
@@ -77,65 +78,55 @@ function aborted(state: TurnState): TurnEndReason {
   return { kind: 'aborted', cause: state.cause ?? { kind: 'user' } }
 }
 
-/**
- * `promise`, or the abort reason as soon as the turn's signal aborts: a model adapter that ignores
- * the signal cannot hold a cancelled turn (or a disposal) open.
- */
-function untilAborted<T>(promise: Promise<T>, state: TurnState): Promise<T> {
-  if (!state.abortion) {
-    const { signal } = state
-    state.abortion = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason)
-      else signal.addEventListener('abort', () => reject(signal.reason), { once: true })
-    })
-    state.abortion.catch(() => {})
-  }
-  return Promise.race([promise, state.abortion])
-}
-
 export async function runTurn(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
   try {
     return await steps(subject, state, services)
   } catch (error) {
-    return state.signal.aborted ? aborted(state) : failure(error)
+    return state.aborted ? aborted(state) : failure(error)
   }
 }
 
 async function steps(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
   const { agent, session } = subject
   const { dispatcher, tools } = services
-  const { turn, signal } = state
+  const { turn } = state
   const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
   for (let step = 1; ; step++) {
-    if (signal.aborted) return aborted(state)
+    if (state.aborted) return aborted(state)
     const info = { turn, step }
     if (dispatcher.has('agent/pre-step', subject.scope)) {
-      const decision = await dispatcher.waterfall<PreStepDecision | Promise<PreStepDecision>>(
+      const answer = dispatcher.waterfall<PreStepDecision | PromiseLike<PreStepDecision>>(
         subject.scope,
         'agent/pre-step',
         [agent, info],
         () => enter,
       )
-      if (signal.aborted) return aborted(state)
+      // a synchronous answer costs no tick: an always-on listener (a tree budget) is on every step
+      const decision = isThenable(answer) ? await answer : answer
+      if (state.aborted) return aborted(state)
       if (decision?.kind === 'reject') return { kind: 'blocked' }
       if (decision?.kind === 'budget') return budgetEnd(decision)
+    }
+    for (const meter of services.meters) {
+      const stop = meter.beforeStep(agent)
+      if (stop) return budgetEnd(stop)
     }
     session.append('step/start', { turn, step })
     const outcome = await callModel(subject, state, services, step)
     if (outcome.end) return outcome.end
     const calls = outcome.calls
-    if (!calls.length) return { kind: 'completed' }
+    if (!calls.length) return completed
     // tools get the signal and are awaited: one may need to clean up (the subagent tool
     // disposes its run) before the turn ends
-    await runStepCalls(calls, { agent, session, tools, turn, step, signal })
-    if (signal.aborted) return aborted(state)
+    await runStepCalls(calls, { agent, session, tools, turn, step, signal: state.signal })
+    if (state.aborted) return aborted(state)
     if (dispatcher.has('agent/turn-stop', subject.scope)) {
       let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)
       // an async listener's answer is its promise: await it, so a rejection ends the turn `error`
       // (instead of going unhandled) and a falsy resolution does not end it
       if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
-      if (signal.aborted) return aborted(state)
-      if (stop) return { kind: 'completed' }
+      if (state.aborted) return aborted(state)
+      if (stop) return completed
     }
     if (step >= maxSteps) {
       return { kind: 'error', error: { message: `turn exceeded maxSteps ${maxSteps}`, code: 'MAX_STEPS' } }
@@ -208,7 +199,7 @@ async function callModel(
   step: number,
 ): Promise<ModelOutcome> {
   const { agent, session } = subject
-  const { turn, signal } = state
+  const { turn } = state
   const { provider, model, maxTokens } = agent.options
   if (typeof provider !== 'string' || !provider) {
     return { end: { kind: 'error', error: { message: `agent "${agent.id}" has no model provider`, code: 'NO_MODEL' } }, calls: [] }
@@ -222,15 +213,7 @@ async function callModel(
   }
   const system = services.systemPrompt.assemble(agent).text
   const schemas = services.tools.schemas(agent)
-  const request = {
-    agent,
-    model,
-    system,
-    messages: subject.messages(),
-    ...(schemas.length ? { tools: schemas } : {}),
-    ...(maxTokens !== undefined ? { maxTokens } : {}),
-    signal,
-  }
+  const request = new TurnModelRequest(agent, model, system, subject.messages(), schemas, maxTokens, state)
   let text = ''
   const calls: ToolCallBlock[] = []
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
@@ -241,15 +224,19 @@ async function callModel(
     const stop = services.dispatcher.bail(subject.scope, 'agent/model-request', agent, { turn, step, provider, model })
     if (isBudgetStop(stop)) return { end: budgetEnd(stop), calls: [] }
   }
+  for (const meter of services.meters) {
+    const stop = meter.request(agent)
+    if (stop) return { end: budgetEnd(stop), calls: [] }
+  }
   const parts = iterate(adapter.stream(request), provider)
   try {
     while (true) {
-      const next = await untilAborted(parts.next(), state)
+      const next = await state.race(parts.next())
       if (typeof next !== 'object' || next === null) throw malformed(provider, 'its iterator returned a non-object')
       if (next.done) break
       const part = next.value
       // a part that arrives after the abort is not part of the interrupted message
-      if (signal.aborted) throw signal.reason
+      if (state.aborted) throw state.reason
       const problem = partProblem(part)
       if (problem) throw malformed(provider, problem)
       if (part.type === 'text-delta') {
@@ -268,7 +255,7 @@ async function callModel(
     Promise.resolve()
       .then(() => parts.return?.())
       .catch(() => {})
-    if (!signal.aborted) return { end: failure(error), calls: [] }
+    if (!state.aborted) return { end: failure(error), calls: [] }
     const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
     session.append('assistant/message', { turn, step, content, interrupted: true })
     return { end: aborted(state), calls: [] }
@@ -278,6 +265,8 @@ async function callModel(
   // a truncated step's tool calls are incomplete: drop them
   if (!truncated) for (const call of calls) content.push(call)
   const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
+  // counted before the append: an observer of the message's `session/event` sees it in the figures
+  if (counted) for (const meter of services.meters) meter.usage(agent, counted)
   session.append('assistant/message', counted ? { turn, step, content, usage: counted } : { turn, step, content })
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
   return { calls }

@@ -4,15 +4,18 @@
 import type { AgentHandle } from '../../../lib/types.ts'
 import type { HostAgent } from './agent.ts'
 
-export interface AgentRecord {
-  readonly agent: HostAgent
-  readonly handle: AgentHandle
+/** A live agent's bookkeeping; a class so every field has its slot from the start (no growth). */
+export class AgentRecord {
+  /** Set right after construction: the handle's `dispose` needs the record. */
+  handle!: AgentHandle
   /** Agents this one owns; made on first use. */
-  children?: Set<AgentRecord>
-  owner?: AgentRecord
+  children?: Set<AgentRecord> = undefined
+  owner?: AgentRecord = undefined
   /** Removes the "dispose with the creating plugin" effect, for agents owned by a plugin. */
-  release?: () => void
-  disposal?: Promise<void>
+  release?: () => void = undefined
+  disposal?: Promise<void> = undefined
+
+  constructor(readonly agent: HostAgent) {}
 }
 
 /** Published agents. Adding links a record under its owner; removing unlinks it. */

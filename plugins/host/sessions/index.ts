@@ -4,6 +4,7 @@ import { skipShadow } from '../cordis-bridge.ts'
 import type { AgentScope, HookDispatcher } from '../scope.ts'
 import { buildHeader } from '../../../lib/session-header.ts'
 import { type AppendObserver, SessionLog, validateSeed } from './session-store.ts'
+import { SubagentError } from '../../../lib/errors.ts'
 
 export { SessionLog, validateSeed }
 
@@ -69,7 +70,7 @@ export class Sessions extends Service {
    */
   publish(session: SessionLog, scope: AgentScope): void {
     if (this.published.has(session.id)) {
-      throw new Error(`session "${session.id}" is already published`)
+      throw new SubagentError('INVALID_SESSION', `session "${session.id}" is already published`)
     }
     this.published.set(session.id, session)
     session.scope = scope
