@@ -112,8 +112,8 @@ function assertRequestShape(request: SubagentStartRequest): void {
   }
 }
 
-/** Steps 1–4: shape, `maxDepth`, signal, parent and child depth. Throws the spec's errors. */
-export function enter(
+/** Steps 1–4: shape, `maxDepth`, signal, parent and child depth; the plan. Throws the spec's errors. */
+export function checkEntry(
   request: SubagentStartRequest,
   seed: readonly SessionEvent[] | undefined,
 ): StartPlan {
@@ -165,9 +165,13 @@ export function readStartSeed(options: SubagentStartOptions | undefined): readon
   }
 }
 
-/** Steps 5–6, after `subagent/prepare` listeners had their say. */
-export function admit(plan: StartPlan): void {
+/** Step 5, after `subagent/prepare` listeners had their say: throws `SubagentDepthError` beyond the cap. */
+export function checkDepthCap(plan: StartPlan): void {
   assertWithinCap(plan.childDepth, plan.depthCap)
+}
+
+/** Step 6: every capability field set is claimed, and its claim's validator passes. */
+export function checkCapabilities(plan: StartPlan): void {
   const { request } = plan
   for (const field of capabilityFields) {
     if (request[field] === undefined) continue

@@ -19,7 +19,16 @@ import type {
 } from '../../lib/types.ts'
 import type { Agents, Tools } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
-import { abortedBeforePublication, admit, enter, inheritRestrictions, readForkSeed, readStartSeed, type StartPlan } from './entry-checks.ts'
+import {
+  abortedBeforePublication,
+  checkCapabilities,
+  checkDepthCap,
+  checkEntry,
+  inheritRestrictions,
+  readForkSeed,
+  readStartSeed,
+  type StartPlan,
+} from './entry-checks.ts'
 import { Outlook } from './outlook.ts'
 import { type EventFeed, Run } from './run.ts'
 
@@ -122,12 +131,13 @@ export class InProcessRun {
     options?: SubagentStartOptions,
   ): Promise<SubagentRun<StructuredOf<S>>> {
     try {
-      const plan = enter(request, readStartSeed(options))
+      const plan = checkEntry(request, readStartSeed(options))
       const dispatch = this.dispatch
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
-      admit(plan)
+      checkDepthCap(plan)
+      checkCapabilities(plan)
       if (request.inheritRestrictions) inheritRestrictions(plan, this.tools.visibleGlobals(request.parent))
-      const run = dispatch.has('subagent/admit') ? this.admitThenCreate(plan) : this.create(plan)
+      const run = dispatch.has('subagent/admit') ? this.createAfterAdmitHook(plan) : this.create(plan)
       // the type rests on StructuredOutput: only a value valid against the schema is committed
       return run as Promise<SubagentRun<StructuredOf<S>>>
     } catch (error) {
@@ -175,7 +185,7 @@ export class InProcessRun {
    * Admission without a tick when every `subagent/admit` listener answers at once (a budget with
    * a free slot); a listener that returns a promise (a start waiting in line) is awaited.
    */
-  private admitThenCreate(plan: StartPlan): Promise<SubagentRun> {
+  private createAfterAdmitHook(plan: StartPlan): Promise<SubagentRun> {
     let waiting: Promise<void> | undefined
     try {
       waiting = this.dispatch.serialEager('subagent/admit', [plan])
