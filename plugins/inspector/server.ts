@@ -2,8 +2,8 @@
  * The inspector's HTTP server (node:http, loopback only): `/` the page, `/events[?follow=<id>]` a
  * server-sent event stream (a `snapshot`; with `follow`, a `transcript` of that agent's events so
  * far; then, once per flush window, `agent` messages for every tree change and `event` messages
- * for the followed agent only), `/transcript?id=` one agent's events as JSON. Any other Host header than the loopback
- * address is refused.
+ * for the followed agent only), `/transcript?id=` one agent's events as JSON. Any other Host
+ * header than the loopback address is refused.
  */
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
