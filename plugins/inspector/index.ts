@@ -5,7 +5,6 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService } from '../../lib/dispatch.ts'
 import type { Session } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect } from '../host/index.ts'
@@ -31,8 +30,8 @@ export const servingMessage = (url: string) => `inspector: ${url}`
  * Unloading it closes every stream and the port. A taken port rejects the plugin's load.
  */
 export async function Inspector(ctx: Context, config: Inspector.Config): Promise<void> {
-  let isPublished: (session: Session) => boolean = () => false
-  const tree = new LiveTree((session) => isPublished(session))
+  let published: () => readonly Session[] = () => []
+  const tree = new LiveTree(() => published())
   const server = new InspectorServer(tree, 'subagent-inprocess inspector')
   const url = await server.listen(config?.port ?? 0)
   ctx.effect(() => () => void server.close(), 'inspector server')
@@ -40,8 +39,8 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
   ctx.logger('inspector').info(servingMessage(url))
   // the page is up before the host is: a CLI loads this plugin ahead of the config that adds it
   ctx.inject(['agents', 'sessions'], (inner) => {
-    // read once per live session per fold: the raw service spares cordis's per-call proxy
-    const sessions = rawService(inner.sessions)
+    // one call per fold: a service call through cordis's proxy costs microseconds
+    const sessions = inner.sessions
     for (const agent of inner.agents.list()) tree.track(agent.session)
     // the only work on the host's path: one call per created agent and one per settled run, and
     // none per session event (the tree reads the sessions' own event lists when it folds)
@@ -51,12 +50,12 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
     })
     // folding on a timer even with no page open keeps turn-end times within one window
     inner.effect(() => {
-      isPublished = (session) => sessions.get(session.id) === session
+      published = () => sessions.list()
       const timer = setInterval(() => tree.sync(), FLUSH_WINDOW_MS).unref()
       return () => {
         clearInterval(timer)
         // without the host no session grows any more: the next fold stops polling them all
-        isPublished = () => false
+        published = () => []
       }
     }, 'inspector fold')
   })

@@ -37,11 +37,11 @@ export class LiveTree implements InspectorSource {
   readonly #changed = new Set<AgentView>()
 
   /**
-   * `isPublished(session)` tells a live session from a disposed one (whose events cannot grow any
-   * more); `clock` stamps turn and run ends (epoch ms).
+   * `published()` lists the sessions still published (read once per fold: any other session is
+   * disposed, and its events cannot grow any more); `clock` stamps turn and run ends (epoch ms).
    */
   constructor(
-    private readonly isPublished: (session: Session) => boolean,
+    private readonly published: () => readonly Session[],
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -62,6 +62,8 @@ export class LiveTree implements InspectorSource {
   sync(): void {
     const now = this.clock()
     if (this.#fresh.length) this.#adopt()
+    // a Set of the published sessions per fold: one service call, then a lookup per session
+    const published = this.#live.length ? new Set(this.published()) : undefined
     let kept = 0
     for (const watched of this.#live) {
       const { session, view } = watched
@@ -72,10 +74,10 @@ export class LiveTree implements InspectorSource {
         this.#changed.add(view)
       }
       // a disposed session's events are final: its view and transcript stay, the polling stops
-      if (this.isPublished(session)) this.#live[kept++] = watched
+      if (published?.has(session)) this.#live[kept++] = watched
     }
     this.#live.length = kept
-    if (this.#settled.length) this.#applySettled()
+    this.#applySettled()
   }
 
   #adopt(): void {
@@ -94,6 +96,7 @@ export class LiveTree implements InspectorSource {
   }
 
   #applySettled(): void {
+    if (!this.#settled.length) return
     const settled = this.#settled
     this.#settled = []
     for (const { id, stopReason, at } of settled) {

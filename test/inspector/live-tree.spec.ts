@@ -31,7 +31,7 @@ describe('LiveTree', () => {
   beforeEach(() => {
     now = 100
     published = new Set()
-    tree = new LiveTree((s) => published.has(s), () => now)
+    tree = new LiveTree(() => [...published], () => now)
   })
 
   const track = (s: Session) => {
