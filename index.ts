@@ -40,6 +40,7 @@ export {
   UnsupportedSchemaError,
 } from './lib/errors.ts'
 export type { ErrorCode } from './lib/errors.ts'
+export type { Diagnostic, DiagnosticKey, DiagnosticParams } from './lib/diagnostic.ts'
 export type * from './lib/types.ts'
 export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'
 export type { JsonSchemaType, OutputSchema, StructuredOf } from './lib/structured-type.ts'

@@ -19,7 +19,7 @@ import type {
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
 import { StreamedLines, type StreamedPiece } from '../lib/streamed-lines.ts'
-import { hasText, type Locale, localeOption, localizeConfig, localizeDiagnostic, text } from '../locales/index.ts'
+import { diagnosticIn, hasText, type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 
 /** How much the console shows: `quiet` only summaries and errors, `verbose` hook lines too. */
 export type Verbosity = 'quiet' | 'normal' | 'verbose'
@@ -227,7 +227,8 @@ export class TranscriptPrinter {
     const result = run?.result
     if (result?.structured !== undefined) this.#block(info.depth, 'structured', JSON.stringify(result.structured, null, 2))
     const parts = [outcomeText(info.stopReason ?? 'ended', this.#locale)]
-    if (result?.diagnostic) parts[0] += `: ${localizeDiagnostic(result.diagnostic, this.#locale)}`
+    const diagnostic = result && diagnosticIn(result, this.#locale)
+    if (diagnostic) parts[0] += `: ${diagnostic}`
     const usage = formatUsage(info.usage, this.#locale)
     if (usage) parts.push(usage)
     if (run) parts.push(formatMs(performance.now() - run.startedAt))

@@ -6,26 +6,60 @@
 
 const brand: unique symbol = Symbol.for('subagent-inprocess.error') as never
 
-export type ErrorCode =
-  | 'DEPTH_EXCEEDED'
-  | 'UNSUPPORTED_CAPABILITY'
-  | 'UNSUPPORTED_SCHEMA'
-  | 'INVALID_ARGS'
-  | 'UNKNOWN_TOOL'
-  | 'TOOL_DENIED'
-  | 'TOOL_FAILED'
-  | 'MAX_STEPS'
-  | 'NO_MODEL'
-  | 'MODEL_FAILED'
-  | 'DUPLICATE_TOOL'
-  | 'INVALID_SESSION'
-  | 'INVALID_OPTIONS'
-  | 'CREATION_ABORTED'
-  | 'AGENT_DISPOSED'
-  | 'SESSION_FILE'
-  | 'CONFIG'
-  | 'SANDBOX'
-  | 'BUDGET_EXHAUSTED'
+/**
+ * Every code this package puts on an error: on a thrown `SubagentError`, on a turn-end error, on a
+ * tool error result. Closed: a new code is added here and to the README's taxonomy table.
+ */
+export const ERROR_CODES = Object.freeze([
+  // thrown: checks before a child exists
+  'DEPTH_EXCEEDED',
+  'UNSUPPORTED_CAPABILITY',
+  'UNSUPPORTED_SCHEMA',
+  'BUDGET_EXHAUSTED',
+  'ABORTED',
+  'NO_CALLING_AGENT',
+  // thrown: the host's registries, sessions and agents
+  'INVALID_OPTIONS',
+  'INVALID_SESSION',
+  'CREATION_ABORTED',
+  'AGENT_DISPOSED',
+  'DUPLICATE_TOOL',
+  'HOOK_MISUSE',
+  'FOLLOWUP_FAILED',
+  'DISPOSED',
+  // thrown: models, files, configuration, the package itself
+  'MODEL_FAILED',
+  'CONTENT_FILTERED',
+  'SCRIPT_EXHAUSTED',
+  'SESSION_FILE',
+  'CONFIG',
+  'SANDBOX',
+  'PEER_DEPENDENCY',
+  'MISSING_TEXT',
+  'LOCALE_FILE',
+  // turn-end errors (`{kind: 'error', error: {message, code}}`)
+  'MAX_STEPS',
+  'NO_MODEL',
+  // tool error results (`ToolResult.code`); a tool's own thrown code passes through as it is
+  'INVALID_ARGS',
+  'UNKNOWN_TOOL',
+  'TOOL_DENIED',
+  'TOOL_FAILED',
+  'HOOK_FAILED',
+  'NOT_RECORDED',
+  'SUBAGENT_CANCELLED',
+  'SUBAGENT_FAILED',
+  'SUBAGENT_MAX_TOKENS',
+  'SUBAGENT_DECLINED',
+  'SUBAGENT_BUDGET',
+] as const)
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+/** True for one of `ERROR_CODES`. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return (ERROR_CODES as readonly unknown[]).includes(value)
+}
 
 /**
  * The message of any thrown value, for logs and error results. Never throws: a value whose message
@@ -39,10 +73,14 @@ export function thrownMessage(error: unknown): string {
   }
 }
 
+/**
+ * The base of every error this package throws for a fault (argument checks throw the built-in
+ * `TypeError`/`RangeError` SPEC names). Route on `code`, never on `message`.
+ */
 export class SubagentError extends Error {
   readonly [brand] = true
   override name = 'SubagentError'
-  constructor(readonly code: ErrorCode | (string & {}), message: string, options?: ErrorOptions) {
+  constructor(readonly code: ErrorCode, message: string, options?: ErrorOptions) {
     super(message, options)
   }
 
@@ -100,3 +138,20 @@ export class SubagentBudgetError extends SubagentError {
 
 /** The rejection of a start aborted before its child was published (SPEC §2.1, §9 queue). */
 export const abortedBeforePublication = 'subagent request was aborted before child publication'
+
+/** A component (the sandbox pool, the loader) was used after its disposal. */
+export class DisposedError extends SubagentError {
+  override readonly name = 'DisposedError'
+  /** `what`: the component, as the message names it (`the sandbox pool`). */
+  constructor(readonly what: string) {
+    super('DISPOSED', `${what} is disposed`)
+  }
+}
+
+/** A hook listener broke the hook's protocol (e.g. called `next()` twice). */
+export class HookMisuseError extends SubagentError {
+  override readonly name = 'HookMisuseError'
+  constructor(readonly hook: string, message: string) {
+    super('HOOK_MISUSE', message)
+  }
+}

@@ -2,7 +2,7 @@
  * Reads an idle child's result from its session log (SPEC §2.4). Pure and O(own events): one
  * backward scan, plus a forward pass over the streamed text only when no message carries content.
  */
-import { format } from './i18n.ts'
+import { boundDiagnostic, type Diagnostic, type DiagnosticRenderer } from './diagnostic.ts'
 import type { ContentBlock, SessionEvent, SessionEventData, StopReason, TurnEndReason, Usage } from './types.ts'
 import { redactSecrets } from './redact.ts'
 
@@ -10,60 +10,13 @@ import { redactSecrets } from './redact.ts'
 export interface ReadResult {
   output: ContentBlock[]
   stopReason: StopReason
-  /** Present on every result that is not `completed`. */
+  /** Present on every result that is not `completed`: `diagnosticText` rendered by the caller's renderer. */
   diagnostic?: string
+  /** The same diagnostic as key and params, to render in another locale or route on. */
+  diagnosticText?: Diagnostic
   /** Present when at least one own `assistant/message` reported usage. */
   usage?: Usage
 }
-
-/** Upper bound of a diagnostic, in UTF-8 bytes. */
-export const DIAGNOSTIC_MAX_BYTES = 4096
-
-const ELLIPSIS = '…'
-const ELLIPSIS_BYTES = 3
-
-/** The templates diagnostics are built from (`diagnostic.*` in `locales/*.yml`). */
-export interface DiagnosticTexts {
-  readonly cancelled: string
-  /** `{cause}`: the cancel cause's kind. */
-  readonly cancelledBy: string
-  readonly neverRan: string
-  readonly failed: string
-  /** `{message}`: the turn error's message. */
-  readonly failedWithMessage: string
-  /** `{code}`: the turn error's code. */
-  readonly failedWithCode: string
-  readonly failedWithMessageAndCode: string
-  readonly interrupted: string
-  readonly unknownEnd: string
-  readonly tokenLimit: string
-  readonly blocked: string
-  /** `{limit}`, `{used}`, `{max}`: the budget that stopped the turn (SPEC §9). */
-  readonly budget: string
-  /** `{limit}`: a budget stop whose figures the turn end does not carry. */
-  readonly budgetLimit: string
-}
-
-/**
- * The English templates, used unless others are passed in. `SubagentResult.diagnostic` is result
- * data and stays English like error messages (lib reads no files); test/locales checks that these
- * equal `diagnostic.*` in `locales/en-US.yml`, where `SubagentTool` localizes them from.
- */
-export const DIAGNOSTIC_TEXTS: DiagnosticTexts = Object.freeze({
-  cancelled: 'the run was cancelled',
-  cancelledBy: 'the run was cancelled ({cause})',
-  neverRan: 'the child never ran a turn',
-  failed: 'the child turn failed',
-  failedWithMessage: 'the child turn failed: {message}',
-  failedWithCode: 'the child turn failed ({code})',
-  failedWithMessageAndCode: 'the child turn failed: {message} ({code})',
-  interrupted: 'the child turn was interrupted',
-  unknownEnd: 'the child turn ended for an unknown reason',
-  tokenLimit: 'the child hit its token limit',
-  blocked: 'a pre-step hook blocked the child turn',
-  budget: 'the delegation tree exhausted its {limit} budget ({used} of {max})',
-  budgetLimit: 'the delegation tree exhausted its {limit} budget',
-})
 
 /**
  * Reads the result from `events`, counting only the child's own events (index `seedLength` on):
@@ -76,23 +29,20 @@ export const DIAGNOSTIC_TEXTS: DiagnosticTexts = Object.freeze({
  *   `completed`, max-tokens → `max-tokens`, aborted → `aborted`, blocked → `refusal`, budget → `budget`, error,
  *   interrupted or an unknown kind → `error`; no such turn → `error`. When `cancelled`, every
  *   reason but `completed` becomes `aborted`.
- * - `diagnostic` (every non-completed result; at most 4096 UTF-8 bytes, cut on a character boundary
- *   and ended with `…`): `the run was cancelled (<cause kind>)` when the turn ended aborted with a
- *   cause, else `the run was cancelled`; `the child turn failed: <message> (<code>)` (the code part
- *   only when present; `the child turn failed` alone when the message is empty);
- *   `the child turn was interrupted`; `the child turn ended for an unknown reason`;
- *   `the child hit its token limit`; `a pre-step hook blocked the child turn`;
- *   `the child never ran a turn`; `the delegation tree exhausted its <limit> budget (<used> of <max>)`.
- *   Nothing else of the error (no stack, no arguments) is included.
+ * - `diagnosticText` (every non-completed result), a `diagnostic.*` key: `cancelledBy` {cause kind}
+ *   when the turn ended aborted with a cause, else `cancelled`; `failedWithMessageAndCode`,
+ *   `failedWithMessage`, `failedWithCode` or `failed`, by which of the turn error's message and code
+ *   are non-empty (the message with secrets redacted); `interrupted`; `unknownEnd`; `tokenLimit`;
+ *   `blocked`; `neverRan`; `budget` {limit, used, max}, or `budgetLimit` {limit} without figures.
+ *   Nothing else of the error (no stack, no arguments) is included. `diagnostic` is it rendered by
+ *   `render` (the driver passes en-US, whose texts SPEC §2.4 pins).
  * - `usage`: the sum over own `assistant/message` events that carry one; absent when none does.
- *
- * `texts` replaces the diagnostic templates above (default `DIAGNOSTIC_TEXTS`).
  */
 export function readResult(
   events: readonly SessionEvent[],
   seedLength: number,
   cancelled: boolean,
-  texts: DiagnosticTexts = DIAGNOSTIC_TEXTS,
+  render: DiagnosticRenderer,
 ): ReadResult {
   const start = Math.max(seedLength, 0)
   let content: ContentBlock[] | undefined
@@ -152,8 +102,11 @@ export function readResult(
   if (cancelled && stopReason !== 'completed') stopReason = 'aborted'
 
   const result: ReadResult = { output, stopReason }
-  // an adapter's or tool's message may quote a URL with credentials or a bearer token
-  if (stopReason !== 'completed') result.diagnostic = truncate(redactSecrets(diagnose(stopReason, reason, texts)))
+  if (stopReason !== 'completed') {
+    const diagnosticText = diagnose(stopReason, reason)
+    result.diagnostic = render(diagnosticText)
+    result.diagnosticText = diagnosticText
+  }
   if (hasUsage) result.usage = { inputTokens, outputTokens }
   return result
 }
@@ -184,71 +137,46 @@ function stopReasonOf(reason: TurnEndReason | undefined): StopReason {
   }
 }
 
-function diagnose(stopReason: StopReason, reason: TurnEndReason | undefined, texts: DiagnosticTexts): string {
+function diagnose(stopReason: StopReason, reason: TurnEndReason | undefined): Diagnostic {
   switch (stopReason) {
     case 'aborted': {
       const cause: unknown = reason?.kind === 'aborted' ? reason.cause?.kind : undefined
-      return typeof cause === 'string' && cause !== '' ? format(texts.cancelledBy, { cause }) : texts.cancelled
+      return typeof cause === 'string' && cause !== '' ? { key: 'cancelledBy', params: { cause: redactSecrets(cause) } } : { key: 'cancelled', params: {} }
     }
     case 'max-tokens':
-      return texts.tokenLimit
+      return { key: 'tokenLimit', params: {} }
     case 'refusal':
-      return texts.blocked
+      return { key: 'blocked', params: {} }
     case 'budget':
-      return diagnoseBudget(reason, texts)
+      return diagnoseBudget(reason)
     default:
-      return diagnoseError(reason, texts)
+      return diagnoseError(reason)
   }
 }
 
-function diagnoseBudget(reason: TurnEndReason | undefined, texts: DiagnosticTexts): string {
-  if (reason?.kind !== 'budget') return texts.unknownEnd
+function diagnoseBudget(reason: TurnEndReason | undefined): Diagnostic {
+  if (reason?.kind !== 'budget') return { key: 'unknownEnd', params: {} }
   const { limit, used, max } = reason
   return typeof used === 'number' && typeof max === 'number'
-    ? format(texts.budget, { limit, used: String(used), max: String(max) })
-    : format(texts.budgetLimit, { limit })
+    ? { key: 'budget', params: { limit, used, max } }
+    : { key: 'budgetLimit', params: { limit } }
 }
 
-function diagnoseError(reason: TurnEndReason | undefined, texts: DiagnosticTexts): string {
-  if (reason === undefined) return texts.neverRan
-  if (reason.kind === 'interrupted') return texts.interrupted
-  if (reason.kind !== 'error') return texts.unknownEnd
+function diagnoseError(reason: TurnEndReason | undefined): Diagnostic {
+  if (reason === undefined) return { key: 'neverRan', params: {} }
+  if (reason.kind === 'interrupted') return { key: 'interrupted', params: {} }
+  if (reason.kind !== 'error') return { key: 'unknownEnd', params: {} }
   // only the message and code: an error's other fields may carry stacks or arguments
   const message = reason.error?.message
   const code = reason.error?.code
   const hasMessage = typeof message === 'string' && message !== ''
   const hasCode = typeof code === 'string' && code !== ''
-  if (hasMessage && hasCode) return format(texts.failedWithMessageAndCode, { message, code })
-  if (hasMessage) return format(texts.failedWithMessage, { message })
-  if (hasCode) return format(texts.failedWithCode, { code })
-  return texts.failed
-}
-
-/** Cuts `text` to at most `DIAGNOSTIC_MAX_BYTES` UTF-8 bytes on a code-point boundary, ending with `…`. */
-function truncate(text: string): string {
-  // a UTF-16 unit never takes more than 3 UTF-8 bytes (a surrogate pair takes 4 for two units)
-  if (text.length * 3 <= DIAGNOSTIC_MAX_BYTES) return text
-  const budget = DIAGNOSTIC_MAX_BYTES - ELLIPSIS_BYTES
-  let bytes = 0
-  let cut = 0
-  for (let i = 0; i < text.length; ) {
-    const unit = text.charCodeAt(i)
-    let size: number
-    let width = 1
-    if (unit < 0x80) size = 1
-    else if (unit < 0x800) size = 2
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
-      size = 4
-      width = 2
-    } else size = 3 // includes a lone surrogate, which encodes as U+FFFD
-    bytes += size
-    i += width
-    if (bytes <= budget) cut = i
-    else if (bytes > DIAGNOSTIC_MAX_BYTES) return text.slice(0, cut) + ELLIPSIS
+  // an adapter's or tool's message may quote a URL with credentials or a bearer token, and the
+  // carried params stay as bounded as any rendering of them
+  if (hasMessage && hasCode) {
+    return { key: 'failedWithMessageAndCode', params: { message: boundDiagnostic(redactSecrets(message)), code: redactSecrets(code) } }
   }
-  return text
-}
-
-function isLowSurrogate(unit: number): boolean {
-  return unit >= 0xdc00 && unit <= 0xdfff
+  if (hasMessage) return { key: 'failedWithMessage', params: { message: boundDiagnostic(redactSecrets(message)) } }
+  if (hasCode) return { key: 'failedWithCode', params: { code: redactSecrets(code) } }
+  return { key: 'failed', params: {} }
 }

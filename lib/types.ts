@@ -4,6 +4,7 @@
  */
 import type { Context } from 'cordis'
 import type { BudgetLimit } from './errors.ts'
+import type { Diagnostic } from './diagnostic.ts'
 import type { OutputSchema } from './structured-type.ts'
 
 export type { BudgetLimit }
@@ -296,7 +297,13 @@ export interface SubagentResult<T = unknown> {
   output: ContentBlock[]
   structured?: T
   stopReason: StopReason
+  /** Why a non-completed run ended, in en-US (SPEC §2.4); `diagnosticText` rendered. */
   diagnostic?: string
+  /**
+   * The same diagnostic as a `diagnostic.*` locale key and its params, to show in another locale
+   * or route on; set wherever `diagnostic` is set by this package.
+   */
+  diagnosticText?: Diagnostic
   usage?: Usage
   /**
    * The child's own usage plus every descendant's, when `TreeBudget` is loaded (SPEC §9). A

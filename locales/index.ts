@@ -13,11 +13,13 @@ import {
   LOCALES,
   lookup,
   type Locale,
-  relocalize,
   sections,
   type TextParams,
   translate,
 } from '../lib/i18n.ts'
+import { boundDiagnostic, type Diagnostic } from '../lib/diagnostic.ts'
+import { SubagentError } from '../lib/errors.ts'
+import type { SubagentResult } from '../lib/types.ts'
 
 /**
  * Where `<locale>.yml` is: next to this module when it runs from source (`locales/index.ts`), or
@@ -26,13 +28,13 @@ import {
 function localeFile(locale: Locale): string {
   const candidates = [new URL(`./${locale}.yml`, import.meta.url), new URL(`../../locales/${locale}.yml`, import.meta.url)]
   const found = candidates.map((url) => fileURLToPath(url)).find((path) => existsSync(path))
-  if (!found) throw new Error(`locale file "${locale}.yml" not found next to ${fileURLToPath(import.meta.url)}`)
+  if (!found) throw new SubagentError('LOCALE_FILE', `locale file "${locale}.yml" not found next to ${fileURLToPath(import.meta.url)}`)
   return found
 }
 
 function assertDictionary(value: unknown, file: string, path: string): asserts value is Dictionary {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`locale file "${file}": ${path || 'the document'} must be a mapping`)
+    throw new SubagentError('LOCALE_FILE', `locale file "${file}": ${path || 'the document'} must be a mapping`)
   }
   for (const [key, entry] of Object.entries(value)) {
     if (typeof entry !== 'string') assertDictionary(entry, file, path ? `${path}.${key}` : key)
@@ -61,9 +63,25 @@ export function hasText(key: string): boolean {
   return typeof lookup(dictionaries[DEFAULT_LOCALE], key) === 'string'
 }
 
-/** An `en-US` diagnostic (`diagnostic.*`) rendered in `locale`; other texts come back unchanged. */
-export function localizeDiagnostic(diagnostic: string, locale: Locale): string {
-  return relocalize(dictionaries, 'diagnostic', diagnostic, locale)
+/** `diagnostic` as text in `locale` (`diagnostic.<key>`), cut to `DIAGNOSTIC_MAX_BYTES` UTF-8 bytes. */
+export function renderDiagnostic(diagnostic: Diagnostic, locale: Locale): string {
+  return boundDiagnostic(translate(dictionaries, locale, `diagnostic.${diagnostic.key}`, diagnostic.params))
+}
+
+/** `diagnostic` in `en-US`: the text of `SubagentResult.diagnostic` (SPEC §2.4 pins these texts). */
+export function englishDiagnostic(diagnostic: Diagnostic): string {
+  return renderDiagnostic(diagnostic, DEFAULT_LOCALE)
+}
+
+/**
+ * A result's diagnostic as a reader in `locale` sees it; `undefined` when it has none. Rendered
+ * from `diagnosticText` when that still says what `diagnostic` says; a listener that replaced
+ * only the string (a text this package does not know) gets its string shown as it is.
+ */
+export function diagnosticIn(result: Pick<SubagentResult, 'diagnostic' | 'diagnosticText'>, locale: Locale): string | undefined {
+  const { diagnostic, diagnosticText } = result
+  if (diagnostic === undefined || diagnosticText === undefined || locale === DEFAULT_LOCALE) return diagnostic
+  return englishDiagnostic(diagnosticText) === diagnostic ? renderDiagnostic(diagnosticText, locale) : diagnostic
 }
 
 /**

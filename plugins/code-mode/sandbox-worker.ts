@@ -7,9 +7,10 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { adoptCompiledInterpreter, compileInterpreter } from './interpreter-code.ts'
 import { runInThread } from './sandbox-run.ts'
 import type { BindingCall, CallsMessage, DoneMessage, EncodedResult, HostMessage, StartedMessage } from './worker-protocol.ts'
+import { SubagentError } from '../../lib/errors.ts'
 
 const port = parentPort
-if (!port) throw new Error('sandbox-worker.ts runs only as a worker thread')
+if (!port) throw new SubagentError('SANDBOX', 'sandbox-worker.ts runs only as a worker thread')
 
 /** Binding calls in flight, by call number; the host answers each with a `settle` message. */
 const calls = new Map<number, (result: EncodedResult) => void>()

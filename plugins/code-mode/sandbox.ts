@@ -8,6 +8,8 @@ import type { Worker } from 'node:worker_threads'
 import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES, sandboxMessages } from './sandbox-contract.ts'
 import { SandboxPool } from './worker-pool.ts'
 import type { EncodedResult, HostMessage, SandboxOutcome, WorkerMessage } from './worker-protocol.ts'
+import { SubagentError } from '../../lib/errors.ts'
+import { programCode } from './errors.ts'
 
 export { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES, STACK_BYTES, sandboxMessages } from './sandbox-contract.ts'
 export type { SandboxOutcome } from './worker-protocol.ts'
@@ -148,14 +150,14 @@ class HostedRun {
     // the call is pending before the binding runs: a binding that stops the run is waited for too
     const settled = Promise.resolve()
       .then(async (): Promise<EncodedResult> => {
-        if (!binding) throw new Error(`unknown binding "${name}"`)
+        if (!binding) throw new SubagentError('UNKNOWN_TOOL', `unknown binding "${name}"`)
         return this.encode(await binding(argsJson === undefined ? undefined : JSON.parse(argsJson), this.controller.signal))
       })
       .then(
         (result) => result,
         (error: unknown): EncodedResult => {
-          const code = (error as { code?: unknown } | null)?.code
-          return { error: typeof code === 'string' ? { message: messageOf(error), code } : { message: messageOf(error) } }
+          const code = programCode(error)
+          return { error: code === undefined ? { message: messageOf(error) } : { message: messageOf(error), code } }
         },
       )
     this.pending.set(
@@ -196,7 +198,7 @@ class HostedRun {
     this.worker.off('exit', this.onExit)
     if (isClean) this.pool.release(this.worker)
     else this.pool.discard(this.worker)
-    this.controller.abort(new Error('run_code ended'))
+    this.controller.abort(new SubagentError('ABORTED', 'run_code ended'))
     await Promise.all(this.pending.values())
     this.resolve(outcome)
   }

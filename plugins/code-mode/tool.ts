@@ -8,6 +8,7 @@ import type { ContentBlock, JsonSchema, JsonValue, ToolDefinition, ToolExecution
 import type { Tools } from '../host/index.ts'
 import { runSandboxed, type SandboxBinding } from './sandbox.ts'
 import type { SandboxPool } from './worker-pool.ts'
+import { ToolCallError } from './errors.ts'
 
 export const TOOL_NAME = 'run_code'
 
@@ -50,9 +51,8 @@ function textOf(content: readonly ContentBlock[]): string {
 }
 
 /** A nested call's error result, as the program sees it: the message without `Error: `. */
-function callError(result: ToolResult): Error {
-  const message = textOf(result.content).replace(/^Error: /, '')
-  return result.code ? new SubagentError(result.code, message) : new Error(message)
+function callError(result: ToolResult): ToolCallError {
+  return new ToolCallError(textOf(result.content).replace(/^Error: /, ''), result.code || undefined)
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import { compileInterpreter } from './interpreter-code.ts'
+import { DisposedError } from '../../lib/errors.ts'
 
 // the worker is the same kind of module as this one: `.ts` under tsx, `.js` in dist/
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './sandbox-worker-tsx.mjs' : './sandbox-worker.js', import.meta.url)
@@ -47,7 +48,7 @@ export class SandboxPool {
     const worker = this.#idle.pop() ?? (await this.#spawn())
     if (this.#isDisposed) {
       this.discard(worker)
-      throw new Error('the sandbox pool is disposed')
+      throw new DisposedError('the sandbox pool')
     }
     worker.ref()
     return worker
@@ -98,7 +99,7 @@ export class SandboxPool {
   }
 
   async #start(): Promise<Worker> {
-    if (this.#isDisposed) throw new Error('the sandbox pool is disposed')
+    if (this.#isDisposed) throw new DisposedError('the sandbox pool')
     // compiled once per process; a worker that compiled its own would spend ~100 ms on it
     const wasmModule = await compileInterpreter()
     // no inherited flags: `--input-type` or a loader's `--import` break or slow a file worker, and

@@ -3,12 +3,16 @@
  * lands here instead of in a global list, so dispatching an event about one agent never scans the
  * listeners of any other agent, and a plain agent that nobody registers into costs nothing.
  */
-import { type Context, type EventsService, symbols } from 'cordis'
-import { Dispatch, type ErrorSink, type Listener } from '../../lib/dispatch.ts'
+import type { Context, EventsService } from 'cordis'
+import type { ErrorSink, Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
+import { Dispatch } from './cordis-bridge.ts'
 
-/** Marker property on an agent's scope context (and every context derived from it). */
+/**
+ * Where an agent's scope is kept: on the host's agent object (made with it) and on the agent's
+ * context (inherited by every context derived from it). Read it through `scopeOf`.
+ */
 export const kScope: unique symbol = Symbol.for('subagent-inprocess.scope') as never
 
 export type { Listener }
@@ -92,7 +96,15 @@ export class AgentScope {
   /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
   isDisposed = false
 
-  constructor(readonly agent: Agent) {}
+  /**
+   * The agent's context is made under `owner`'s context when it has an owner agent, else under
+   * `callerCtx` (the context that created it).
+   */
+  constructor(
+    readonly agent: Agent,
+    readonly owner: Agent | undefined,
+    readonly callerCtx: Context,
+  ) {}
 
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
     const hooks = (this.hooks ??= new Map())
@@ -116,9 +128,14 @@ export class AgentScope {
   }
 }
 
-/** The agent scope a context belongs to, if it is (derived from) an agent's context. */
-export function scopeOf(ctx: Context): AgentScope | undefined {
-  return (ctx as unknown as { [kScope]?: AgentScope })[kScope]
+/**
+ * The agent scope of a host agent, or of a context that is (derived from) an agent's context;
+ * `undefined` for anything else. The one way to find a scope: hot paths read it once and hold it.
+ */
+export function scopeOf(subject: { readonly [kScope]: AgentScope }): AgentScope
+export function scopeOf(subject: Context | Agent | undefined): AgentScope | undefined
+export function scopeOf(subject: object | undefined): AgentScope | undefined {
+  return subject ? (subject as { [kScope]?: AgentScope })[kScope] : undefined
 }
 
 /**
@@ -148,12 +165,15 @@ export function installScoped(
 }
 
 /**
- * Lets callers use a service's methods without cordis building a shadow context on every method
- * access; inside a method `this.ctx` still names the calling context (SPEC §1 "scoped").
+ * Puts a listener for an event about one agent (`scopedEvents`) registered through an agent's
+ * context, or one derived from it, into that agent's own table; `undefined` (cordis registers it)
+ * for any other event or context. Throws a `TypeError` naming the event for a non-function.
  */
-export function skipShadow(service: object): void {
-  const tracker = (service as { [key: symbol]: { noShadow?: boolean } | undefined })[symbols.tracker]
-  if (tracker) tracker.noShadow = true
+export function routeScopedListener(ctx: Context, name: string, listener: Listener, prepend: boolean): (() => void) | undefined {
+  const scope = scopeOf(ctx)
+  if (!scope || !scopedEvents.has(name)) return undefined
+  if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
+  return installScoped(ctx, `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
 }
 
 /**

@@ -2,9 +2,10 @@
  * One run after publication (SPEC §2.3–§2.5): handoff, driving, result reading, disposal.
  */
 import { subscribeAbort } from '../../lib/abort-signal.ts'
-import type { Dispatch } from '../../lib/dispatch.ts'
+import type { Dispatch } from '../host/cordis-bridge.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
+import { englishDiagnostic } from '../../locales/index.ts'
 import type { AgentHandle, RunEvent, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
 import { type RunEventSource, runEvents } from './run-events.ts'
@@ -71,13 +72,13 @@ export class Run implements SubagentRun {
       try {
         child.followup(prompt)
       } catch (error) {
-        sent = error ?? new Error('followup failed')
+        sent = error ?? new SubagentError('FOLLOWUP_FAILED', 'followup failed')
       }
       if (sent === undefined) this.result = this.#drive()
       else if (isDisposal(sent)) {
         // the child's owner was disposed in the gap: a cancellation (SPEC §2.5), not a fault
         this.#cancelled = true
-        this.result = this.#settle(readResult(child.session.events, this.#seedLength, true))
+        this.result = this.#settle(readResult(child.session.events, this.#seedLength, true, englishDiagnostic))
       } else this.result = this.#fail(sent)
     }
     // a result nobody awaits must not become an unhandled rejection
@@ -118,7 +119,7 @@ export class Run implements SubagentRun {
   async #drive(): Promise<SubagentResult> {
     const child = this.handle.agent
     await child.whenIdle()
-    return this.#settle(readResult(child.session.events, this.#seedLength, this.#cancelled))
+    return this.#settle(readResult(child.session.events, this.#seedLength, this.#cancelled, englishDiagnostic))
   }
 
   async #fail(error: unknown): Promise<never> {

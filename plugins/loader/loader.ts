@@ -23,6 +23,7 @@ import type {} from './index.ts'
 import { describeImportError } from './import-error.ts'
 import { type PluginModule, pluginOf } from './plugin-module.ts'
 import { FileWatcher } from './watch.ts'
+import { DisposedError } from '../../lib/errors.ts'
 
 /** What one pass (start, config change, source change) did, by entry name. */
 export interface ReloadReport {
@@ -156,7 +157,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
 
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(() => {
-      if (this.#disposal) throw new Error('the loader is disposed')
+      if (this.#disposal) throw new DisposedError('the loader')
       return task()
     })
     this.#queue = run.catch(() => {})

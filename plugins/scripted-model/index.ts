@@ -7,6 +7,7 @@ import Schema from 'schemastery'
 import { newCallId } from '../../lib/call-id.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
+import { SubagentError } from '../../lib/errors.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -107,7 +108,7 @@ export class ScriptedModel extends Service {
   private async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
     if (this.config.record) this.requests.push(request)
     let entry = this.queue.length ? this.queue.shift() : this.fallback
-    if (entry === undefined) throw new Error(exhaustedMessage)
+    if (entry === undefined) throw new SubagentError('SCRIPT_EXHAUSTED', exhaustedMessage)
     if (typeof entry === 'function') entry = entry(request)
     if (entry instanceof Error) throw entry
     if (entry === 'hang') {

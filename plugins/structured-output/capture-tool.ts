@@ -3,6 +3,7 @@
  * arguments against the requested schema before the body runs (`invalid arguments: <v1>; <v2>`,
  * code `INVALID_ARGS`), so the body only stages an already-valid value.
  */
+import type { ErrorCode } from '../../lib/errors.ts'
 import { formatInvalidArguments, JsonDepthError, toFrozenJson } from '../../lib/json-validation.ts'
 import type { JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
@@ -26,7 +27,7 @@ export const STRUCTURED_OUTPUT_INSTRUCTION = text('en-US', 'structuredOutput.ins
 export const RECORDED_TEXT = text('en-US', 'structuredOutput.recorded')
 
 /** Code of a capture the body refused to record (`Error: structured output not recorded: …`). */
-export const NOT_RECORDED = 'NOT_RECORDED'
+export const NOT_RECORDED = 'NOT_RECORDED' satisfies ErrorCode
 
 /** Why a capture made while another one is in flight was not recorded (`structuredOutput.notRecordedConcurrently`). */
 export function notRecordedConcurrently(locale: Locale = 'en-US'): string {

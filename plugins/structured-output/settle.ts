@@ -2,18 +2,22 @@
  * How a capture shapes its run's result (SPEC §3): the `subagent/settle` step shared by the live
  * plugin and by the runs it left behind when it was unloaded.
  */
+import type { Diagnostic } from '../../lib/diagnostic.ts'
 import type { SubagentResult, SubagentRun } from '../../lib/types.ts'
-import { text } from '../../locales/index.ts'
+import { englishDiagnostic } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'
 
+const missingCapture: Diagnostic = Object.freeze({ key: 'missingCapture', params: {} })
+const cancelledBeforeCapture: Diagnostic = Object.freeze({ key: 'cancelledBeforeCapture', params: {} })
+
 /**
- * Diagnostic of a run whose child finished cleanly without a committed value. Diagnostics are
- * result data and stay English (`diagnostic.missingCapture`); `SubagentTool` localizes them.
+ * Diagnostic of a run whose child finished cleanly without a committed value. The result carries
+ * it in en-US like every diagnostic, beside its key (`diagnosticText`), which readers render.
  */
-export const MISSING_CAPTURE = text('en-US', 'diagnostic.missingCapture')
+export const MISSING_CAPTURE = englishDiagnostic(missingCapture)
 
 /** Diagnostic of a cancelled run whose child finished without a committed value. */
-export const CANCELLED_BEFORE_CAPTURE = text('en-US', 'diagnostic.cancelledBeforeCapture')
+export const CANCELLED_BEFORE_CAPTURE = englishDiagnostic(cancelledBeforeCapture)
 
 export type SettleNext = () => SubagentResult | Promise<SubagentResult>
 
@@ -27,6 +31,6 @@ export async function settleCapture(state: CaptureState, run: SubagentRun, next:
   if (state.isCommitted) return { ...result, structured: state.value }
   if (result.stopReason !== 'completed') return result
   return run.isCancelled
-    ? { ...result, stopReason: 'aborted', diagnostic: CANCELLED_BEFORE_CAPTURE }
-    : { ...result, stopReason: 'error', diagnostic: MISSING_CAPTURE }
+    ? { ...result, stopReason: 'aborted', diagnostic: CANCELLED_BEFORE_CAPTURE, diagnosticText: cancelledBeforeCapture }
+    : { ...result, stopReason: 'error', diagnostic: MISSING_CAPTURE, diagnosticText: missingCapture }
 }

@@ -2,8 +2,9 @@
  * How a settled run reaches the parent model (SPEC §6): a completed result as its text or its
  * structured value, anything else as an error headed by the stop reason.
  */
+import type { ErrorCode } from '../../lib/errors.ts'
 import type { ContentBlock, StopReason, SubagentResult, ToolResult } from '../../lib/types.ts'
-import { type Locale, localizeDiagnostic, text } from '../../locales/index.ts'
+import { diagnosticIn, type Locale, text } from '../../locales/index.ts'
 
 export type IncompleteReason = Exclude<StopReason, 'completed'>
 
@@ -24,7 +25,7 @@ export const incompleteHeadings: Readonly<Record<IncompleteReason, string>> = Ob
 })
 
 /** The `code` of the error result, per stop reason, to route on without reading the text. */
-export const incompleteCodes: Readonly<Record<IncompleteReason, string>> = Object.freeze({
+export const incompleteCodes: Readonly<Record<IncompleteReason, ErrorCode>> = Object.freeze({
   aborted: 'SUBAGENT_CANCELLED',
   error: 'SUBAGENT_FAILED',
   'max-tokens': 'SUBAGENT_MAX_TOKENS',
@@ -44,7 +45,7 @@ export function outputText(content: readonly ContentBlock[]): string {
  * `value`) when set, else the output text. Otherwise an error whose only content is
  * `Error: <heading>`, then `\nDiagnostic: <d>` and `\nPartial output before the run ended:\n<text>`
  * when present — the host's `Error: <message>` convention, with the heading and details as message.
- * `locale` selects the heading, the labels and (when it is one of `diagnostic.*`) the diagnostic;
+ * `locale` selects the heading, the labels and the diagnostic (rendered from `diagnosticText`);
  * the `Error: ` prefix is the host's and stays as it is.
  */
 export function toToolResult(result: SubagentResult, locale: Locale = 'en-US'): ToolResult {
@@ -56,9 +57,8 @@ export function toToolResult(result: SubagentResult, locale: Locale = 'en-US'): 
   }
   const reason: IncompleteReason = result.stopReason in incompleteHeadings ? result.stopReason : 'error'
   let message = `Error: ${text(locale, `subagentTool.heading.${reason}`)}`
-  if (result.diagnostic) {
-    message += `\n${text(locale, 'subagentTool.diagnostic', { diagnostic: localizeDiagnostic(result.diagnostic, locale) })}`
-  }
+  const diagnostic = diagnosticIn(result, locale)
+  if (diagnostic) message += `\n${text(locale, 'subagentTool.diagnostic', { diagnostic })}`
   const partial = outputText(result.output)
   if (partial) message += `\n${text(locale, 'subagentTool.partialOutput', { output: partial })}`
   return { isError: true, content: [{ type: 'text', text: message }], code: incompleteCodes[reason] }

@@ -92,7 +92,7 @@ describe('TranscriptPrinter', () => {
     printer.start(info('child-3', 1), undefined)
     printer.settled('child-3', { output: [], stopReason: 'error', diagnostic: 'the model failed' })
     printer.end(info('child-3', 1, { stopReason: 'error' }))
-    expect(lines.at(-1)).to.match(/^ {2}└─ "child-3" error: the model failed · \d+\.\d ms$/)
+    expect(lines.at(-1)).to.match(/^ {2}└─ "child-3" error: the model failed · \d+(\.\d)? ms$/)
   })
 
   it('prints a top-level turn that failed with its error message', () => {

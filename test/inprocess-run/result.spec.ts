@@ -14,6 +14,7 @@ describe('InProcessRun result reading (SPEC §2.4)', () => {
       output: [],
       stopReason: 'error',
       diagnostic: 'the child turn failed: upstream 503',
+      diagnosticText: { key: 'failedWithMessage', params: { message: 'upstream 503' } },
     })
     await run.dispose()
   })
@@ -30,6 +31,7 @@ describe('InProcessRun result reading (SPEC §2.4)', () => {
       output: [{ type: 'text', text: 'looking' }, { type: 'tool-call', id: 'a', name: 'look', arguments: '{}' }],
       stopReason: 'max-tokens',
       diagnostic: 'the child hit its token limit',
+      diagnosticText: { key: 'tokenLimit', params: {} },
       usage: { inputTokens: 3, outputTokens: 4 },
     })
     await run.dispose()
@@ -49,6 +51,7 @@ describe('InProcessRun result reading (SPEC §2.4)', () => {
       output: [{ type: 'text', text: 'half done' }],
       stopReason: 'error',
       diagnostic: 'the child turn failed: connection reset',
+      diagnosticText: { key: 'failedWithMessage', params: { message: 'connection reset' } },
     })
     await run.dispose()
   })
@@ -63,6 +66,7 @@ describe('InProcessRun result reading (SPEC §2.4)', () => {
       output: [],
       stopReason: 'refusal',
       diagnostic: 'a pre-step hook blocked the child turn',
+      diagnosticText: { key: 'blocked', params: {} },
     })
     expect(host.scripted.requests).to.have.length(0)
     await run.dispose()

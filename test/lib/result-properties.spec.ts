@@ -3,7 +3,13 @@ import fc from 'fast-check'
 import { parentDepth } from '../../lib/depth.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
 import { readResult } from '../../lib/read-result.ts'
+import { englishDiagnostic } from '../../locales/index.ts'
 import type { ContentBlock, SessionEvent, TurnEndReason, Usage } from '../../lib/types.ts'
+
+/** What the driver reads: diagnostics rendered in en-US, as `SubagentResult.diagnostic` carries them. */
+function readInEnglish(events: readonly SessionEvent[], seedLength: number, cancelled: boolean) {
+  return readResult(events, seedLength, cancelled, englishDiagnostic)
+}
 
 // Invariants:
 // - forkSeed returns a prefix of the log that is empty or ends with a `turn/end`, leaves no
@@ -140,7 +146,7 @@ describe('result properties', () => {
     it('never returns text that appears only in the seed', () => {
       fc.assert(
         fc.property(forkedLog, fc.boolean(), ({ events, seedLength }, cancelled) => {
-          for (const block of readResult(events, seedLength, cancelled).output) {
+          for (const block of readInEnglish(events, seedLength, cancelled).output) {
             expect(block.type === 'text' && block.text.includes('seed-')).to.equal(false)
           }
         }),
@@ -151,7 +157,7 @@ describe('result properties', () => {
     it('reads a forked log exactly as the child own events alone', () => {
       fc.assert(
         fc.property(forkedLog, fc.boolean(), ({ events, seedLength, own }, cancelled) => {
-          expect(readResult(events, seedLength, cancelled)).to.deep.equal(readResult(reseq(own), 0, cancelled))
+          expect(readInEnglish(events, seedLength, cancelled)).to.deep.equal(readInEnglish(reseq(own), 0, cancelled))
         }),
         { numRuns },
       )
@@ -160,7 +166,7 @@ describe('result properties', () => {
     it('sums usage over own messages only', () => {
       fc.assert(
         fc.property(forkedLog, ({ events, seedLength, ownPlans }) => {
-          expect(readResult(events, seedLength, false).usage).to.deep.equal(sumUsage(ownPlans))
+          expect(readInEnglish(events, seedLength, false).usage).to.deep.equal(sumUsage(ownPlans))
         }),
         { numRuns },
       )
@@ -169,7 +175,7 @@ describe('result properties', () => {
     it('reports a cancelled run as completed or aborted', () => {
       fc.assert(
         fc.property(forkedLog, ({ events, seedLength }) => {
-          expect(readResult(events, seedLength, true).stopReason).to.be.oneOf(['completed', 'aborted'])
+          expect(readInEnglish(events, seedLength, true).stopReason).to.be.oneOf(['completed', 'aborted'])
         }),
         { numRuns },
       )
@@ -178,7 +184,7 @@ describe('result properties', () => {
     it('gives every non-completed result a diagnostic and a completed one none', () => {
       fc.assert(
         fc.property(forkedLog, fc.boolean(), ({ events, seedLength }, cancelled) => {
-          const result = readResult(events, seedLength, cancelled)
+          const result = readInEnglish(events, seedLength, cancelled)
           expect('diagnostic' in result).to.equal(result.stopReason !== 'completed')
         }),
         { numRuns },
@@ -192,7 +198,7 @@ describe('result properties', () => {
             ['turn/start', { turn: 0, trigger: 'message' }],
             ['turn/end', { turn: 0, reason: { kind: 'error', error: { message } } }],
           ])
-          const diagnostic = readResult(events, 0, false).diagnostic!
+          const diagnostic = readInEnglish(events, 0, false).diagnostic!
           const full = message === '' ? 'the child turn failed' : `the child turn failed: ${message}`
           expect(utf8Length(diagnostic)).to.be.at.most(4096)
           if (utf8Length(full) <= 4096) expect(diagnostic).to.equal(full)

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { SubagentError } from '../../lib/errors.ts'
-import { type Dictionaries, format, MissingTextError, matchTemplate, relocalize, textKeys, translate } from '../../lib/i18n.ts'
+import { type Dictionaries, format, MissingTextError, textKeys, translate } from '../../lib/i18n.ts'
 
 const dictionaries: Dictionaries = {
   'en-US': {
@@ -74,37 +74,5 @@ describe('textKeys', () => {
       'greeting',
       'nested.deep.leaf',
     ])
-  })
-})
-
-describe('matchTemplate', () => {
-  it('recovers the parameters that produced a text', () => {
-    expect(matchTemplate('it failed: {message} ({code})', 'it failed: boom (E1)')).to.deep.equal({ message: 'boom', code: 'E1' })
-  })
-
-  it('treats regular-expression characters in the template literally', () => {
-    expect(matchTemplate('a.b (c)', 'aXb (c)')).to.equal(undefined)
-  })
-
-  it('returns undefined for a text the template cannot produce', () => {
-    expect(matchTemplate('it failed: {message}', 'it worked')).to.equal(undefined)
-  })
-})
-
-describe('relocalize', () => {
-  it('renders an English text in the target locale with its parameters', () => {
-    expect(relocalize(dictionaries, 'diagnostic', 'it failed: boom (E1)', 'zh-CN')).to.equal('失败了：boom（E1）')
-  })
-
-  it('prefers the template with the most placeholders', () => {
-    expect(relocalize(dictionaries, 'diagnostic', 'it failed: a: b (c)', 'zh-CN')).to.equal('失败了：a: b（c）')
-  })
-
-  it('returns a text that matches no template unchanged', () => {
-    expect(relocalize(dictionaries, 'diagnostic', 'something else', 'zh-CN')).to.equal('something else')
-  })
-
-  it('returns the text unchanged for en-US', () => {
-    expect(relocalize(dictionaries, 'diagnostic', 'it failed', 'en-US')).to.equal('it failed')
   })
 })

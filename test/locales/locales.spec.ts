@@ -4,7 +4,7 @@ import type Schema from 'schemastery'
 import DemoDriver from '../../demo/driver.ts'
 import Transcript, { TranscriptPrinter } from '../../demo/transcript.ts'
 import { type Dictionary, LOCALES, lookup } from '../../lib/i18n.ts'
-import { DIAGNOSTIC_TEXTS } from '../../lib/read-result.ts'
+import { DIAGNOSTIC_PARAM_NAMES } from '../../lib/diagnostic.ts'
 import type { JsonSchema, SessionEventData, SessionEvent, ToolSchema } from '../../lib/types.ts'
 import { dictionaries, text } from '../../locales/index.ts'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
@@ -98,9 +98,15 @@ describe('en-US texts (SPEC)', () => {
     ])
   })
 
-  it('hold the diagnostic templates that lib/read-result.ts writes', () => {
-    const english = dictionaries['en-US'].diagnostic as Dictionary
-    expect(Object.fromEntries(Object.keys(DIAGNOSTIC_TEXTS).map((key) => [key, english[key]]))).to.deep.equal(DIAGNOSTIC_TEXTS)
+  it('hold a diagnostic text for each diagnostic key, with exactly its params as placeholders', () => {
+    for (const locale of LOCALES) {
+      const texts = dictionaries[locale].diagnostic as Dictionary
+      expect(Object.keys(texts).sort(), locale).to.deep.equal(Object.keys(DIAGNOSTIC_PARAM_NAMES).sort())
+      for (const [key, names] of Object.entries(DIAGNOSTIC_PARAM_NAMES)) {
+        const holes = [...String(texts[key]).matchAll(/\{(\w+)\}/g)].map((match) => match[1])
+        expect(holes.sort(), `${locale} diagnostic.${key}`).to.deep.equal([...names].sort())
+      }
+    }
   })
 })
 
@@ -216,7 +222,12 @@ describe('locale selection: SubagentTool', () => {
 
   it('localizes a diagnostic that carries the error message and code', () => {
     const result = toToolResult(
-      { output: [], stopReason: 'error', diagnostic: 'the child turn failed: upstream 503 (MODEL_FAILED)' },
+      {
+        output: [],
+        stopReason: 'error',
+        diagnostic: 'the child turn failed: upstream 503 (MODEL_FAILED)',
+        diagnosticText: { key: 'failedWithMessageAndCode', params: { message: 'upstream 503', code: 'MODEL_FAILED' } },
+      },
       'zh-CN',
     )
     expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: 子代理运行失败\n诊断：子代理的轮次失败：upstream 503（MODEL_FAILED）' }])
@@ -224,6 +235,19 @@ describe('locale selection: SubagentTool', () => {
 
   it('shows a diagnostic that no locale file knows as it is', () => {
     const result = toToolResult({ output: [], stopReason: 'refusal', diagnostic: 'policy says no' }, 'zh-CN')
+    expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: 子代理拒绝了该任务\n诊断：policy says no' }])
+  })
+
+  it('never parses an English diagnostic that comes without its key', () => {
+    const result = toToolResult({ output: [], stopReason: 'max-tokens', diagnostic: 'the child hit its token limit' }, 'zh-CN')
+    expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: 子代理运行在完成前达到了 token 上限\n诊断：the child hit its token limit' }])
+  })
+
+  it('shows the string of a listener that replaced the diagnostic but left the stale key', () => {
+    const result = toToolResult(
+      { output: [], stopReason: 'refusal', diagnostic: 'policy says no', diagnosticText: { key: 'blocked', params: {} } },
+      'zh-CN',
+    )
     expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: 子代理拒绝了该任务\n诊断：policy says no' }])
   })
 })

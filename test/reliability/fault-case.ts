@@ -238,7 +238,7 @@ function checkResult(scenario: Scenario, trigger: Trigger | undefined, run: Suba
     const gap: SubagentResult =
       trigger.action.startsWith('abort the request signal')
         ? { output: [], stopReason: 'aborted' }
-        : { output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled' }
+        : { output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled', diagnosticText: { key: 'cancelled', params: {} } }
     expect(result, 'the result of a run cancelled before handoff').to.deep.equal(gap)
     return
   }

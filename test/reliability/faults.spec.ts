@@ -88,7 +88,7 @@ describe('fault injection: model adapters', () => {
         throw new Error('adapter exploded')
       },
     })
-    expect(result).to.deep.equal({ output: [], stopReason: 'error', diagnostic: 'the child turn failed: adapter exploded' })
+    expect(result).to.deep.equal({ output: [], stopReason: 'error', diagnostic: 'the child turn failed: adapter exploded', diagnosticText: { key: 'failedWithMessage', params: { message: 'adapter exploded' } } })
   })
 
   it('ends the turn error when the stream throws before its first part', async () => {
@@ -98,7 +98,7 @@ describe('fault injection: model adapters', () => {
         throw new Error('upstream 503')
       },
     })
-    expect(result).to.deep.equal({ output: [], stopReason: 'error', diagnostic: 'the child turn failed: upstream 503' })
+    expect(result).to.deep.equal({ output: [], stopReason: 'error', diagnostic: 'the child turn failed: upstream 503', diagnosticText: { key: 'failedWithMessage', params: { message: 'upstream 503' } } })
   })
 
   it('keeps the streamed text as output when the stream throws mid-way', async () => {
@@ -113,6 +113,7 @@ describe('fault injection: model adapters', () => {
       output: [{ type: 'text', text: 'half an answer' }],
       stopReason: 'error',
       diagnostic: 'the child turn failed: connection reset',
+      diagnosticText: { key: 'failedWithMessage', params: { message: 'connection reset' } },
     })
     expect(child.session.events.some((event) => event.type === 'assistant/message')).to.equal(false)
   })
@@ -141,6 +142,10 @@ describe('fault injection: model adapters', () => {
         output: [],
         stopReason: 'error',
         diagnostic: 'the child turn failed: model adapter for provider "faulty" returned no async iterable (MODEL_FAILED)',
+        diagnosticText: {
+          key: 'failedWithMessageAndCode',
+          params: { message: 'model adapter for provider "faulty" returned no async iterable', code: 'MODEL_FAILED' },
+        },
       })
     })
   }
@@ -229,7 +234,7 @@ describe('fault injection: model adapters', () => {
     const run = await f.spawn({ agentOptions: { provider: 'faulty' } })
     await streaming
     await settles(run.dispose(), 'run.dispose()')
-    expect(await run.result).to.deep.equal({ output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled (disposed)' })
+    expect(await run.result).to.deep.equal({ output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled (disposed)', diagnosticText: { key: 'cancelledBy', params: { cause: 'disposed' } } })
     await f.close()
   })
 

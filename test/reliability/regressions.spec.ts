@@ -46,7 +46,7 @@ describe('regressions found by the reliability suites', () => {
     })
     const run = await host.root.inprocessRun.spawn({ parent: parent.agent, prompt: 'task', signal: new AbortController().signal })
     off()
-    expect(await run.result).to.deep.equal({ output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled' })
+    expect(await run.result).to.deep.equal({ output: [], stopReason: 'aborted', diagnostic: 'the run was cancelled', diagnosticText: { key: 'cancelled', params: {} } })
     expect(run.isCancelled).to.equal(true)
     await run.dispose()
     await parent.dispose()

@@ -148,6 +148,7 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     const { agent } = await s.create()
     const error = await rejectionOf(collect(adapterOf(s), request(agent)))
     expect(error.message).to.equal('scripted model has no more responses')
+    expect((error as { code?: unknown }).code).to.equal('SCRIPT_EXHAUSTED')
     await s.end()
   })
 
@@ -159,7 +160,7 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({
       turn: 1,
-      reason: { kind: 'error', error: { message: 'scripted model has no more responses' } },
+      reason: { kind: 'error', error: { message: 'scripted model has no more responses', code: 'SCRIPT_EXHAUSTED' } },
     })
     await s.end()
   })

@@ -122,6 +122,7 @@ describe('StructuredOutput capture (SPEC §3)', () => {
       output: [{ type: 'text', text: 'The answer is 42.' }],
       stopReason: 'error',
       diagnostic: 'the child finished without calling structured_output successfully',
+      diagnosticText: { key: 'missingCapture', params: {} },
     })
     expect(MISSING_CAPTURE).to.equal('the child finished without calling structured_output successfully')
     expect(fixture.host.scripted.requests).to.have.length(1)

@@ -208,6 +208,7 @@ describe('StructuredOutput lifecycle', () => {
         output: [{ type: 'text', text: 'prose' }],
         stopReason: 'aborted',
         diagnostic: 'the run was cancelled before the child called structured_output successfully',
+        diagnosticText: { key: 'cancelledBeforeCapture', params: {} },
       })
       expect(CANCELLED_BEFORE_CAPTURE).to.equal(result.diagnostic)
       await disposal

@@ -32,6 +32,7 @@ describe('toToolResult', () => {
       output: [],
       stopReason: 'budget',
       diagnostic: 'the delegation tree exhausted its tokens budget (120 of 100)',
+      diagnosticText: { key: 'budget', params: { limit: 'tokens', used: 120, max: 100 } },
     }
     expect(toToolResult(result)).to.deep.equal({
       isError: true,
@@ -46,7 +47,7 @@ describe('toToolResult', () => {
   })
 
   it('shows a budget diagnostic to the model in zh-CN', () => {
-    const result: SubagentResult = { output: [], stopReason: 'budget', diagnostic: 'the delegation tree exhausted its tokens budget (120 of 100)' }
+    const result: SubagentResult = { output: [], stopReason: 'budget', diagnostic: 'the delegation tree exhausted its tokens budget (120 of 100)', diagnosticText: { key: 'budget', params: { limit: 'tokens', used: 120, max: 100 } } }
     expect(toToolResult(result, 'zh-CN').content).to.deep.equal([
       { type: 'text', text: 'Error: 委派树的预算已用完，子代理运行被停止\n诊断：委派树的 tokens 预算已用完（120/100）' },
     ])

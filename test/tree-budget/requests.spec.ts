@@ -34,6 +34,7 @@ describe('TreeBudget: tokens and model requests (SPEC §9)', () => {
       output: [{ type: 'tool-call', id: 'a', name: 'look', arguments: '{}' }],
       stopReason: 'budget',
       diagnostic: 'the delegation tree exhausted its tokens budget (12 of 10)',
+      diagnosticText: { key: 'budget', params: { limit: 'tokens', used: 12, max: 10 } },
       usage: { inputTokens: 9, outputTokens: 3 },
       treeUsage: { inputTokens: 9, outputTokens: 3 },
     })

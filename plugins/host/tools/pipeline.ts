@@ -4,7 +4,7 @@
  */
 import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
-import { thrownMessage as messageOf } from '../../../lib/errors.ts'
+import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.ts'
 import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
 import { redactSecrets } from '../../../lib/redact.ts'
 import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
@@ -20,7 +20,7 @@ export interface PipelineContext {
 }
 
 /** An error result whose only content is exactly `Error: <message>`, URL credentials and bearer tokens redacted. */
-export function errorResult(message: string, code: string): ToolResult {
+export function errorResult(message: string, code: ErrorCode): ToolResult {
   return { isError: true, content: [{ type: 'text', text: `Error: ${redactSecrets(message)}` }], code }
 }
 
@@ -62,9 +62,12 @@ function toResult(value: unknown): ToolResult {
 }
 
 
-function codeOf(error: unknown, fallback: string): string {
+/** A throwing body's result: its own `code` when it has one (a tool names its own codes), else `TOOL_FAILED`. */
+function thrownResult(error: unknown): ToolResult {
+  const result = errorResult(messageOf(error), 'TOOL_FAILED')
   const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : fallback
+  if (typeof code === 'string') result.code = code
+  return result
 }
 
 function parseArguments(raw: unknown): { ok: true; args: unknown } | { ok: false; message: string } {
@@ -144,7 +147,7 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
   try {
     result = toResult(await (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec))
   } catch (error) {
-    result = errorResult(messageOf(error), codeOf(error, 'TOOL_FAILED'))
+    result = thrownResult(error)
   }
   if (!dispatcher.has('tools/post-execute', scope)) return result
   try {
