@@ -162,6 +162,7 @@ export class Agents extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly records = new Map<string, AgentRecord>()
   private readonly fiberAgents = new WeakMap<Context['fiber'], Set<AgentRecord>>()
+  private readonly scopePrototypes = new WeakMap<Context, Context>()
   private services!: LoopServices & { sessions: Sessions }
 
   constructor(ctx: Context) {
@@ -248,9 +249,7 @@ export class Agents extends Service {
     if (ownerAgent && owner?.agent !== ownerAgent) {
       throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
     }
-    const agent = new HostAgent(id, session, agentOptions, this.services, (self) =>
-      this.createScope(self, owner ? owner.agent.ctx : callerCtx),
-    )
+    const agent = new HostAgent(id, session, agentOptions, this.services, this.scopeFactory(owner, callerCtx))
     const record = this.makeRecord(agent)
     if (setup) {
       const race = signal ? abortRace(id, signal) : undefined
@@ -338,43 +337,71 @@ export class Agents extends Service {
   }
 
   /**
+   * Makes an agent's scope context on first demand. Built outside `transaction`, so the agent does
+   * not keep that call's closure context (its options, setup and signal) alive for its whole life.
+   */
+  private scopeFactory(owner: AgentRecord | undefined, callerCtx: Context): (agent: HostAgent) => Context {
+    return (agent) => this.createScope(agent, owner ? owner.agent.ctx : callerCtx)
+  }
+
+  /**
    * The agent's scope context. Registrations made directly through it (tools, guards, sections,
    * model routes, listeners for events about agents) go into the agent's tables and need no cordis
    * fiber; the fiber, a child of the owner's, is made on first demand (`ctx.fiber`: an effect, a
-   * sub-plugin, any other listener) and disposed with the agent.
+   * sub-plugin, any other listener) and disposed with the agent. The context itself holds only its
+   * scope: everything else is on a prototype shared by every agent with the same owner context.
    */
   private createScope(agent: HostAgent, ownerCtx: Context): Context {
     const scope = (agent[kScope] ??= new AgentScope(agent))
-    const ctx = ownerCtx.extend() as Context
+    const ctx = Object.create(this.scopePrototype(ownerCtx)) as Context
     Object.defineProperty(ctx, kScope, { value: scope })
-    // the host's services as own accessors: the scope declares no `inject`, and cordis's lookup of
-    // a service it did not inject costs a stack capture and a waterfall on every access
+    scope.ctx = ctx
+    return ctx
+  }
+
+  /**
+   * What every scope context under `ownerCtx` inherits: the host's services as accessors (the scope
+   * declares no `inject`, and cordis's lookup of a service it did not inject costs a stack capture
+   * and a waterfall on every access), `fiber`, and an `on` that keeps listeners for events about
+   * the agent in its tables. Made once per owner context and kept as long as that context lives.
+   */
+  private scopePrototype(ownerCtx: Context): Context {
+    const known = this.scopePrototypes.get(ownerCtx)
+    if (known) return known
+    const base = ownerCtx.extend() as Context
     const { sessions, tools, systemPrompt, models } = this.services
     const services = { sessions, tools, systemPrompt, models, agents: this }
     for (const name of Object.keys(services) as (keyof typeof services)[]) {
       const service = rawService(services[name])
-      Object.defineProperty(ctx, name, {
+      Object.defineProperty(base, name, {
         get(this: Context) {
           return getTraceable(this, service)
         },
       })
     }
-    Object.defineProperty(ctx, 'fiber', { get: () => scope.fiber ?? this.createFiber(scope, ownerCtx) })
-    const inherited = Object.getPrototypeOf(ctx) as Context
-    Object.defineProperty(ctx, 'on', {
+    const agents = this
+    Object.defineProperty(base, 'fiber', {
+      get(this: Context) {
+        const scope = scopeOf(this)!
+        return scope.fiber ?? agents.createFiber(scope, ownerCtx)
+      },
+    })
+    const inherited = Object.getPrototypeOf(base) as Context
+    Object.defineProperty(base, 'on', {
       value: function on(this: Context, name: string, listener: Listener, options?: boolean | EventOptions) {
         const { prepend = false, global = false } = typeof options === 'object' ? options : { prepend: !!options }
-        if (this !== ctx || typeof name !== 'string' || !scopedEvents.has(name) || global) {
-          // cordis's own `on`, resolved for the actual receiver (a sub-plugin's context inherits this)
+        // only the scope context itself: a sub-plugin's context inherits this `on` and gets cordis's
+        if (scopeOf(this)?.ctx !== this || typeof name !== 'string' || !scopedEvents.has(name) || global) {
+          // cordis's own `on`, resolved for the actual receiver
           const cordisOn = Reflect.get(inherited, 'on', this) as Context['on']
           return Reflect.apply(cordisOn, this, [name, listener, options])
         }
         if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
-        return installScoped(ctx, `ctx.on(${JSON.stringify(name)})`, (target) => target!.addHook(name, listener, prepend))
+        return installScoped(this, `ctx.on(${JSON.stringify(name)})`, (target) => target!.addHook(name, listener, prepend))
       },
     })
-    scope.ctx = ctx
-    return ctx
+    this.scopePrototypes.set(ownerCtx, base)
+    return base
   }
 
   private createFiber(scope: AgentScope, ownerCtx: Context): Context['fiber'] {

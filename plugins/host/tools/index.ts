@@ -206,8 +206,10 @@ export class Tools extends Service {
   guard(fn: ToolGuard): () => void {
     if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
     return installScoped(this.ctx, 'ctx.tools.guard()', (scope) => {
-      const list = scope ? (scope.guards ??= []) : this.globalGuards
-      list.push(fn)
+      const existing = scope ? scope.guards : this.globalGuards
+      // a literal of one: an empty array's first push reserves room for 17 guards
+      const list = existing ?? (scope!.guards = [fn])
+      if (list === existing) list.push(fn)
       return () => {
         const index = list.indexOf(fn)
         if (index >= 0) list.splice(index, 1)
