@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { rawService } from '../../lib/dispatch.ts'
-import { jsonViolations } from '../../lib/json-validation.ts'
+import { compileSchema } from '../../lib/json-validation.ts'
 import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'
 import type {
@@ -98,7 +98,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   // `unsupported JSON schema: …`, which also bounds its depth and size), then compiles its
   // validator once per distinct schema (linear in the schema, see `lib/subset-validation.ts`)
   const schemas = new SchemaCache<ToolDefinition>(assertSchemaSubset, (schema) => {
-    jsonViolations(schema, {})
+    compileSchema(schema)
     return captureTool(schema, execute, texts)
   })
 

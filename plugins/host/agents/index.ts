@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { type Context, type EventOptions, getTraceable, Service } from 'cordis'
+import { type Context, type EventOptions, getTraceable, Service, symbols } from 'cordis'
 import { subscribeAbort } from '../../../lib/abort-signal.ts'
 import { rawService } from '../../../lib/dispatch.ts'
 import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
@@ -152,6 +152,20 @@ function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; 
  */
 function markDisposed(agent: HostAgent): void {
   ;(agent[kScope] ??= new AgentScope(agent)).clear()
+}
+
+/**
+ * A host service as seen from an agent's scope context: `ctx` (the caller, which is what a host
+ * service method reads from cordis's tracing proxy) is the scope context, `rawService` still finds
+ * the service, and everything else, writes included, goes to the service itself. cordis's own
+ * proxy builds named handler closures and looks its `reflect` service up again on every method
+ * access; this is one small proxy per access.
+ */
+function callerView<T extends object>(service: T, caller: Context): T {
+  return new Proxy(service, {
+    get: (target, prop, receiver) =>
+      prop === 'ctx' || prop === symbols.caller ? caller : prop === symbols.original ? target : Reflect.get(target, prop, receiver),
+  })
 }
 
 /** The plugin that backs an agent's scope context: the fiber itself is the point. */
@@ -375,7 +389,7 @@ export class Agents extends Service {
       const service = rawService(services[name])
       Object.defineProperty(base, name, {
         get(this: Context) {
-          return getTraceable(this, service)
+          return scopeOf(this)?.ctx === this ? callerView(service, this) : getTraceable(this, service)
         },
       })
     }

@@ -1,6 +1,6 @@
 import { type Context, Service } from 'cordis'
 import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
-import { jsonViolations } from '../../../lib/json-validation.ts'
+import { compileSchema } from '../../../lib/json-validation.ts'
 import type {
   Agent,
   ExecuteRequest,
@@ -60,7 +60,7 @@ function assertDefinition(def: ToolDefinition): void {
   }
   try {
     // compiles once (cached per schema object), so a schema ajv cannot use fails here, not mid-turn
-    jsonViolations(params, {})
+    compileSchema(params)
   } catch (error) {
     throw new TypeError(`tool "${def.name}" parameters: ${error instanceof Error ? error.message : String(error)}`)
   }
