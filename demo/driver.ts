@@ -7,7 +7,7 @@
 import { relative } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService } from '../lib/dispatch.ts'
+import { rawService } from '../plugins/host/cordis-bridge.ts'
 import type { Agent, SessionEventData, TurnEndReason, Usage } from '../lib/types.ts'
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'

@@ -1,29 +1,38 @@
 /**
- * Event dispatch over cordis's listener table, without its context proxy: cheap when nobody
- * listens, and able to add one extra listener list (an agent's own) after the global ones.
- * Plain code: it reads the table a cordis `EventsService` keeps, registers nothing.
+ * Event dispatch over a listener table (name → `{callback}` entries, in order): cheap when nobody
+ * listens, and able to add one extra listener list (an agent's own) after the table's. Plain code:
+ * it reads the table it is handed and registers nothing; the host hands it cordis's
+ * (plugins/host/cordis-bridge.ts).
  */
 
 export type Listener = (...args: never[]) => unknown
 
-type HookTable = Record<string, { callback: Listener }[] | undefined>
+export type HookTable = Record<string, readonly { callback: Listener }[] | undefined>
 
 /** Reported for observe-only listeners that throw or reject; must not throw itself. */
 export type ErrorSink = (error: unknown, event: string) => void
 
-const original = Symbol.for('cordis.original')
+/** How a dispatch calls its listeners, in cordis's words (`ask` is `serial`). */
+export type DispatchMode = 'emit' | 'serial' | 'bail' | 'waterfall'
 
-/** The raw object behind cordis's tracing proxy, for hot paths that must not pay it. */
-export function rawService<T>(value: T): T {
-  return ((value as { [key: symbol]: unknown })[original] ?? value) as T
-}
+/** Told of every dispatch before its listeners run; a throw is reported to the sink. */
+export type DispatchObserver = (mode: DispatchMode, name: string, args: readonly unknown[]) => void
 
-export class Dispatch {
-  private readonly hooks: HookTable
+export class ListenerDispatch {
+  /** `hooks` is read live on every dispatch: registrations made later are seen. */
+  constructor(
+    private readonly hooks: HookTable,
+    private readonly sink: ErrorSink,
+    private readonly observer?: DispatchObserver,
+  ) {}
 
-  /** `events` is a cordis `EventsService` (proxied or raw). */
-  constructor(events: object, private readonly sink: ErrorSink) {
-    this.hooks = (rawService(events) as { _hooks: HookTable })._hooks
+  private observe(mode: DispatchMode, name: string, args: readonly unknown[]): void {
+    if (!this.observer) return
+    try {
+      this.observer(mode, name, args)
+    } catch (error) {
+      this.onError(error, name)
+    }
   }
 
   /** Reports through the sink; a sink that throws anyway must not break the dispatch. */
@@ -48,6 +57,7 @@ export class Dispatch {
 
   /** Observe-only: a throwing or rejecting listener is contained and reported. */
   emit(name: string, args: unknown[], local?: readonly Listener[]): void {
+    this.observe('emit', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return
     for (const listener of listeners) {
@@ -67,6 +77,7 @@ export class Dispatch {
    * its rejection is contained and reported, never left unhandled.
    */
   emitStrict(name: string, args: unknown[], local?: readonly Listener[]): void {
+    this.observe('emit', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return
     for (const listener of listeners) {
@@ -79,6 +90,7 @@ export class Dispatch {
 
   /** Awaits each listener in turn; a throw or rejection propagates. */
   async serial(name: string, args: unknown[], local?: readonly Listener[]): Promise<void> {
+    this.observe('serial', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return
     for (const listener of listeners) await (listener as (...a: unknown[]) => unknown)(...args)
@@ -86,6 +98,7 @@ export class Dispatch {
 
   /** The first answer that is not null, undefined or false; a throw propagates. */
   bail(name: string, args: unknown[], local?: readonly Listener[]): unknown {
+    this.observe('bail', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return undefined
     for (const listener of listeners) {
@@ -101,6 +114,7 @@ export class Dispatch {
    * the same however many listeners there are. A throw or rejection propagates.
    */
   async waterfallAsync<R>(name: string, args: unknown[], core: () => R | Promise<R>, local?: readonly Listener[]): Promise<R> {
+    this.observe('waterfall', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return core()
     const step = async (index: number): Promise<R> => {
@@ -123,6 +137,7 @@ export class Dispatch {
    * answer either; when no listener answers, the first such error is thrown.
    */
   async ask(name: string, args: unknown[], local?: readonly Listener[]): Promise<unknown> {
+    this.observe('serial', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return undefined
     let failure: { error: unknown } | undefined
@@ -140,6 +155,7 @@ export class Dispatch {
 
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits `core`. */
   waterfall<R>(name: string, args: unknown[], core: () => R, local?: readonly Listener[]): R {
+    this.observe('waterfall', name, args)
     const listeners = this.listeners(name, local)
     if (!listeners) return core()
     let index = 0

@@ -10,18 +10,17 @@ import { localizeConfig } from '../../locales/index.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import { redactSecrets } from '../../lib/redact.ts'
 import { Agents } from './agents/index.ts'
+import { routeListeners } from './cordis-bridge.ts'
 import { Models } from './models/index.ts'
-import { HookDispatcher, type Listener, scopedEvents, installScoped, scopeOf } from './scope.ts'
+import { HookDispatcher, routeScopedListener } from './scope.ts'
 import { Sessions } from './sessions/index.ts'
 import { SystemPrompt } from './system-prompt/index.ts'
 import { Tools } from './tools/index.ts'
 
 export { Agents, Models, Sessions, SystemPrompt, Tools }
-export { listenDirect } from './direct-listener.ts'
+export { listenDirect } from './cordis-bridge.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'
 export type { AssembledPrompt } from './system-prompt/index.ts'
-
-interface ListenerOptions { prepend?: boolean; global?: boolean }
 
 function messageOf(error: unknown): string {
   try {
@@ -36,38 +35,15 @@ export function Host(ctx: Context, config: Host.Config): void {
   const dispatcher = new HookDispatcher(ctx.events, (error, event) => {
     logger.warn(`a "${event}" listener failed: ${redactSecrets(messageOf(error))}`)
   })
-  const sessions = new Sessions(ctx)
-  const tools = new Tools(ctx)
-  const systemPrompt = new SystemPrompt(ctx)
+  const sessions = new Sessions(ctx, dispatcher)
+  const tools = new Tools(ctx, dispatcher)
+  const systemPrompt = new SystemPrompt(ctx, dispatcher)
   const models = new Models(ctx)
-  const agents = new Agents(ctx)
-  sessions.attach(dispatcher, (id) => agents.scopeOf(id))
-  tools.attach(dispatcher)
-  systemPrompt.attach(dispatcher)
-  agents.attach({ sessions, tools, systemPrompt, models, dispatcher, defaultMaxSteps: config.maxSteps })
+  const agents = new Agents(ctx, { sessions, tools, systemPrompt, models, dispatcher, defaultMaxSteps: config.maxSteps })
 
-  // a listener registered through an agent's context for an event about agents goes into that
-  // agent's own table, so other agents' dispatches never scan it
-  ctx.on(
-    'internal/listener',
-    function (this: Context, name: string | symbol, listener: Listener, options: ListenerOptions) {
-      if (typeof name !== 'string' || !scopedEvents.has(name) || options?.global) return
-      const scope = scopeOf(this)
-      if (!scope) return
-      return installScoped(this, `ctx.on(${JSON.stringify(name)})`, (target) =>
-        target!.addHook(name, listener, !!options?.prepend),
-      )
-    } as never,
-  )
-
-  // an agent's context reaches every host-wide service without declaring `inject`
-  ctx.on('internal/get', ((target: Context, prop: string, _error: Error, next: () => unknown) => {
-    if (scopeOf(target)) {
-      const value = target.reflect.get(prop, false)
-      if (value !== undefined) return value
-    }
-    return next()
-  }) as never)
+  // a listener registered through a context derived from an agent's, for an event about agents,
+  // goes into that agent's own table, so other agents' dispatches never scan it
+  routeListeners(ctx, routeScopedListener)
 
   // unloading the host ends every agent still alive
   ctx.effect(() => () => agents.disposeAll(), 'host agents')

@@ -3,12 +3,16 @@
  * lands here instead of in a global list, so dispatching an event about one agent never scans the
  * listeners of any other agent, and a plain agent that nobody registers into costs nothing.
  */
-import { type Context, type EventsService, symbols } from 'cordis'
-import { Dispatch, type ErrorSink, type Listener } from '../../lib/dispatch.ts'
+import type { Context, EventsService } from 'cordis'
+import type { ErrorSink, Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
+import { Dispatch } from './cordis-bridge.ts'
 
-/** Marker property on an agent's scope context (and every context derived from it). */
+/**
+ * Where an agent's scope is kept: on the host's agent object (made with it) and on the agent's
+ * context (inherited by every context derived from it). Read it through `scopeOf`.
+ */
 export const kScope: unique symbol = Symbol.for('subagent-inprocess.scope') as never
 
 export type { Listener }
@@ -79,11 +83,7 @@ export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<s
 export class AgentScope {
   tools?: Map<string, ScopedTool>
   sections?: NameTable<ScopedSection>
-  /**
-   * Listener lists by event name, flat: `[name, list, name, list, …]`. An agent listens to a few
-   * events at most, and an exact-size array of them is a fraction of a `Map`'s table.
-   */
-  hooks?: readonly (string | Listener[])[]
+  hooks?: Map<string, Listener[]>
   guards?: ToolGuard[]
   restrictions?: Restriction[]
   models?: NameTable<ModelAdapter>
@@ -96,31 +96,29 @@ export class AgentScope {
   /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
   isDisposed = false
 
-  constructor(readonly agent: Agent) {}
-
-  /** The listeners of `name` registered through this scope, in order, or `undefined`. */
-  hooksFor(name: string): Listener[] | undefined {
-    const hooks = this.hooks
-    if (hooks) for (let i = 0; i < hooks.length; i += 2) if (hooks[i] === name) return hooks[i + 1] as Listener[]
-    return undefined
-  }
+  /**
+   * The agent's context is made under `owner`'s context when it has an owner agent, else under
+   * `callerCtx` (the context that created it).
+   */
+  constructor(
+    readonly agent: Agent,
+    readonly owner: Agent | undefined,
+    readonly callerCtx: Context,
+  ) {}
 
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
-    const list = this.hooksFor(name)
-    // a new array of the exact size, and a literal of one: an empty array's first push reserves
-    // room for 17 entries
-    if (!list) this.hooks = this.hooks ? [...this.hooks, name, [listener]] : [name, [listener]]
+    const hooks = (this.hooks ??= new Map())
+    const list = hooks.get(name)
+    // a literal of one: an empty array's first push reserves room for 17 listeners
+    if (!list) hooks.set(name, [listener])
     else if (prepend) list.unshift(listener)
     else list.push(listener)
     return () => {
-      const current = this.hooksFor(name)
+      const current = this.hooks?.get(name)
       const index = current ? current.indexOf(listener) : -1
       if (index < 0) return
       current!.splice(index, 1)
-      if (current!.length) return
-      const hooks = this.hooks!
-      // drops the pair: the name at an even index, its list after it
-      this.hooks = hooks.filter((_, i) => hooks[i - (i % 2)] !== name)
+      if (!current!.length) this.hooks!.delete(name)
     }
   }
 
@@ -131,9 +129,14 @@ export class AgentScope {
   }
 }
 
-/** The agent scope a context belongs to, if it is (derived from) an agent's context. */
-export function scopeOf(ctx: Context): AgentScope | undefined {
-  return (ctx as unknown as { [kScope]?: AgentScope })[kScope]
+/**
+ * The agent scope of a host agent, or of a context that is (derived from) an agent's context;
+ * `undefined` for anything else. The one way to find a scope: hot paths read it once and hold it.
+ */
+export function scopeOf(subject: { readonly [kScope]: AgentScope }): AgentScope
+export function scopeOf(subject: Context | Agent | undefined): AgentScope | undefined
+export function scopeOf(subject: object | undefined): AgentScope | undefined {
+  return subject ? (subject as { [kScope]?: AgentScope })[kScope] : undefined
 }
 
 /**
@@ -163,12 +166,15 @@ export function installScoped(
 }
 
 /**
- * Lets callers use a service's methods without cordis building a shadow context on every method
- * access; inside a method `this.ctx` still names the calling context (SPEC §1 "scoped").
+ * Puts a listener for an event about one agent (`scopedEvents`) registered through an agent's
+ * context, or one derived from it, into that agent's own table; `undefined` (cordis registers it)
+ * for any other event or context. Throws a `TypeError` naming the event for a non-function.
  */
-export function skipShadow(service: object): void {
-  const tracker = (service as { [key: symbol]: { noShadow?: boolean } | undefined })[symbols.tracker]
-  if (tracker) tracker.noShadow = true
+export function routeScopedListener(ctx: Context, name: string, listener: Listener, prepend: boolean): (() => void) | undefined {
+  const scope = scopeOf(ctx)
+  if (!scope || !scopedEvents.has(name)) return undefined
+  if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
+  return installScoped(ctx, `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
 }
 
 /**
@@ -184,31 +190,31 @@ export class HookDispatcher {
 
   /** True when at least one listener would receive `name` for this scope. */
   has(name: string, scope: AgentScope | undefined): boolean {
-    return this.#dispatch.has(name, scope?.hooksFor(name))
+    return this.#dispatch.has(name, scope?.hooks?.get(name))
   }
 
   /** Observe-only dispatch: a throwing or rejecting listener is contained and reported. */
   emit(scope: AgentScope | undefined, name: string, ...args: unknown[]): void {
-    this.#dispatch.emit(name, args, scope?.hooksFor(name))
+    this.#dispatch.emit(name, args, scope?.hooks?.get(name))
   }
 
   /** First truthy answer wins; a throw propagates to the dispatcher's caller. */
   bail(scope: AgentScope | undefined, name: string, ...args: unknown[]): unknown {
-    return this.#dispatch.bail(name, args, scope?.hooksFor(name))
+    return this.#dispatch.bail(name, args, scope?.hooks?.get(name))
   }
 
   /** Asks listeners in turn, awaited, until one answers (see `Dispatch.ask`). */
   ask(scope: AgentScope | undefined, name: string, ...args: unknown[]): Promise<unknown> {
-    return this.#dispatch.ask(name, args, scope?.hooksFor(name))
+    return this.#dispatch.ask(name, args, scope?.hooks?.get(name))
   }
 
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits the core. */
   waterfall<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R): R {
-    return this.#dispatch.waterfall(name, args, core, scope?.hooksFor(name))
+    return this.#dispatch.waterfall(name, args, core, scope?.hooks?.get(name))
   }
 
   /** `waterfall` where every `next()` (and the dispatch) returns a promise; throws become rejections. */
   waterfallAsync<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R | Promise<R>): Promise<R> {
-    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooksFor(name))
+    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooks?.get(name))
   }
 }

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { Dispatch, rawService } from '../../lib/dispatch.ts'
+import { Dispatch, rawService } from '../host/cordis-bridge.ts'
 import { parentDepth } from '../../lib/depth.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { rootIdOf } from '../../lib/lineage.ts'

@@ -2,7 +2,7 @@
  * One run after publication (SPEC §2.3–§2.5): handoff, driving, result reading, disposal.
  */
 import { subscribeAbort } from '../../lib/abort-signal.ts'
-import type { Dispatch } from '../../lib/dispatch.ts'
+import type { Dispatch } from '../host/cordis-bridge.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
 import type { AgentHandle, RunEvent, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService } from '../../lib/dispatch.ts'
+import { rawService } from '../host/cordis-bridge.ts'
 import { compileSchema } from '../../lib/json-validation.ts'
 import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'

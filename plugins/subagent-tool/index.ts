@@ -4,7 +4,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService } from '../../lib/dispatch.ts'
+import { rawService } from '../host/cordis-bridge.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import type { Agent } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'

@@ -1,6 +1,6 @@
 import type { Context, Fiber } from 'cordis'
 import Schema from 'schemastery'
-import { Dispatch } from '../../lib/dispatch.ts'
+import { Dispatch } from '../host/cordis-bridge.ts'
 import { AgentDisposedError, abortedBeforePublication, SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, SubagentPlan, SubagentResult, SubagentRun, TreeUsage } from '../../lib/types.ts'

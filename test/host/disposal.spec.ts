@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { Agent, AgentHandle, Session, SessionEvent } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
-import { agentScope } from '../../plugins/host/tools/index.ts'
+import { scopeOf } from '../../plugins/host/scope.ts'
 import { lastOf, nextEvent, rejectionOf, scene } from './scene.ts'
 
 const tool = { name: 'probe', description: 'probe', parameters: { type: 'object' }, execute: () => 'ok' }
@@ -84,7 +84,7 @@ describe('AgentHandle.dispose (SPEC §1.3)', () => {
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('')
     expect(s.root.models.resolve('private', agent)).to.equal(undefined)
     // scoped listeners and guards live in the host's per-agent tables, not in cordis's
-    const scope = agentScope(agent)
+    const scope = scopeOf(agent)
     expect([scope?.hooks, scope?.guards, scope?.tools, scope?.sections, scope?.models]).to.deep.equal([
       undefined,
       undefined,

@@ -1,14 +1,14 @@
 import { expect } from 'chai'
-import { Dispatch, type Listener } from '../../lib/dispatch.ts'
+import { type DispatchMode, type Listener, ListenerDispatch } from '../../lib/dispatch.ts'
 
-/** A Dispatch over a bare listener table, as cordis's `EventsService` keeps it. */
-function dispatchOver(listeners: Listener[]): Dispatch {
-  return new Dispatch({ _hooks: { settle: listeners.map((callback) => ({ callback })) } }, () => {})
+/** A dispatch over a bare listener table, shaped as cordis's `EventsService` keeps it. */
+function dispatchOver(listeners: Listener[]): ListenerDispatch {
+  return new ListenerDispatch({ settle: listeners.map((callback) => ({ callback })) }, () => {})
 }
 
 type Next = () => Promise<string[]>
 
-describe('Dispatch.waterfallAsync', () => {
+describe('ListenerDispatch.waterfallAsync', () => {
   it('runs listeners outermost first and the core innermost', async () => {
     const outer = async (_trail: string[], next: Next) => [...(await next()), 'outer']
     const inner = async (_trail: string[], next: Next) => [...(await next()), 'inner']
@@ -51,16 +51,15 @@ describe('Dispatch.waterfallAsync', () => {
   })
 
   it('calls the core directly when nobody listens', async () => {
-    expect(await new Dispatch({ _hooks: {} }, () => {}).waterfallAsync('settle', [], () => ['core'])).to.deep.equal(['core'])
+    expect(await new ListenerDispatch({}, () => {}).waterfallAsync('settle', [], () => ['core'])).to.deep.equal(['core'])
   })
 })
 
-function dispatchWith(listeners: Listener[]): Dispatch {
-  const events = { _hooks: { 'test/hook': listeners.map((callback) => ({ callback })) } }
-  return new Dispatch(events, () => {})
+function dispatchWith(listeners: Listener[]): ListenerDispatch {
+  return new ListenerDispatch({ 'test/hook': listeners.map((callback) => ({ callback })) }, () => {})
 }
 
-describe('Dispatch.waterfallAsync for the tool hooks', () => {
+describe('ListenerDispatch.waterfallAsync for the tool hooks', () => {
   it('gives every listener a next() that returns a promise, even over plain inner values', async () => {
     const kinds: string[] = []
     const outer = ((next: () => unknown) => {
@@ -88,5 +87,51 @@ describe('Dispatch.waterfallAsync for the tool hooks', () => {
     let caught: unknown
     await promise!.catch((error: unknown) => (caught = error))
     expect((caught as Error).message).to.equal('listener broke')
+  })
+})
+
+describe('ListenerDispatch observer', () => {
+  function observed(): { dispatch: ListenerDispatch; seen: [DispatchMode, string, readonly unknown[]][] } {
+    const seen: [DispatchMode, string, readonly unknown[]][] = []
+    const table = { 'test/hook': [{ callback: (() => undefined) as Listener }] }
+    const dispatch = new ListenerDispatch(table, () => {}, (mode, name, args) => void seen.push([mode, name, args]))
+    return { dispatch, seen }
+  }
+
+  it('tells the observer of each dispatch with its mode in cordis\'s words, name and arguments', async () => {
+    const { dispatch, seen } = observed()
+    dispatch.emit('test/hook', [1])
+    dispatch.emitStrict('test/hook', [2])
+    await dispatch.serial('test/hook', [3])
+    dispatch.bail('test/hook', [4])
+    dispatch.waterfall('test/hook', [5], () => undefined)
+    await dispatch.waterfallAsync('test/hook', [6], () => undefined)
+    await dispatch.ask('test/hook', [7])
+    expect(seen).to.deep.equal([
+      ['emit', 'test/hook', [1]],
+      ['emit', 'test/hook', [2]],
+      ['serial', 'test/hook', [3]],
+      ['bail', 'test/hook', [4]],
+      ['waterfall', 'test/hook', [5]],
+      ['waterfall', 'test/hook', [6]],
+      ['serial', 'test/hook', [7]],
+    ])
+  })
+
+  it('reports a throwing observer to the sink and still runs the listeners', () => {
+    const reported: [unknown, string][] = []
+    const heard: unknown[] = []
+    const failure = new Error('observer broke')
+    const table = { 'test/hook': [{ callback: ((value: unknown) => void heard.push(value)) as Listener }] }
+    const dispatch = new ListenerDispatch(
+      table,
+      (error, event) => void reported.push([error, event]),
+      () => {
+        throw failure
+      },
+    )
+    dispatch.emitStrict('test/hook', ['payload'])
+    expect(heard).to.deep.equal(['payload'])
+    expect(reported).to.deep.equal([[failure, 'test/hook']])
   })
 })

@@ -8,7 +8,7 @@ import { expect } from 'chai'
 import type { Fiber, Plugin } from 'cordis'
 import type { Agent, AgentHandle, JsonSchema, ModelRequest, StreamPart, SubagentResult, SubagentStartRequest } from '../../lib/types.ts'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
-import { type AgentScope, kScope } from '../../plugins/host/scope.ts'
+import { scopeOf } from '../../plugins/host/scope.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
 import { installInvariants, type Invariants } from '../support/invariants.ts'
@@ -94,7 +94,7 @@ export async function settles<T>(promise: Promise<T>, what: string): Promise<T> 
 
 /** Fails unless the agent's scope holds no registration (tools, sections, hooks, guards, …). */
 export function expectScopeCleared(agent: Agent, what: string): void {
-  const scope = (agent as unknown as { [kScope]?: AgentScope })[kScope]
+  const scope = scopeOf(agent)
   if (!scope) return
   const left = (['tools', 'sections', 'hooks', 'guards', 'restrictions', 'models'] as const).filter((key) => scope[key] !== undefined)
   expect(left, `${what}: scoped registrations left`).to.deep.equal([])

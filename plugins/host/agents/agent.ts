@@ -13,7 +13,7 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { type AgentScope, kScope } from '../scope.ts'
+import { AgentScope, kScope, scopeOf } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { type LoopServices, runTurn, type TurnState } from './loop.ts'
 
@@ -22,8 +22,11 @@ interface QueuedMessage {
   source: 'user' | 'plugin'
 }
 
-/** Builds the scope context on first use; supplied by the agents service. */
-export type ScopeFactory = (agent: HostAgent) => Context
+/** What an agent runs with: the loop's services, and the maker of its context. */
+export interface AgentRuntime extends LoopServices {
+  /** Makes the agent's context, on first `agent.ctx` (see agent-context.ts). */
+  createContext(agent: HostAgent): Context
+}
 
 /**
  * The message as session content: checked and copied before the turn starts, so a bad block
@@ -44,8 +47,8 @@ export class TurnCancelledError extends SubagentError {
 }
 
 export class HostAgent implements Agent {
-  /** Made together with the scope context: a plain agent has none. */
-  [kScope]?: AgentScope
+  /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
+  readonly [kScope]: AgentScope
   status: AgentStatus = 'idle'
   /** Set once disposal starts: no new input is accepted. */
   closed = false
@@ -61,9 +64,11 @@ export class HostAgent implements Agent {
     readonly id: string,
     readonly session: SessionLog,
     readonly options: Readonly<AgentOptions>,
-    private readonly services: LoopServices,
-    private readonly scopeFactory: ScopeFactory,
+    private readonly services: AgentRuntime,
+    owner: Agent | undefined,
+    callerCtx: Context,
   ) {
+    this[kScope] = new AgentScope(this, owner, callerCtx)
     let turns = 0
     for (const event of session.events) if (event.type === 'turn/start') turns++
     this.#turns = turns
@@ -73,7 +78,7 @@ export class HostAgent implements Agent {
   get ctx(): Context {
     if (this.#ctx) return this.#ctx
     if (this.closed) throw new AgentDisposedError(this.id)
-    return (this.#ctx = this.scopeFactory(this))
+    return (this.#ctx = this.services.createContext(this))
   }
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
@@ -139,13 +144,9 @@ export class HostAgent implements Agent {
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
     this.session.append('user/message', { content: message.content, source: { kind: message.source } })
-    const agent = this
     const subject = {
-      agent,
-      // read on every use: a scope made mid-turn takes effect at once
-      get scope() {
-        return agent[kScope]
-      },
+      agent: this,
+      scope: scopeOf(this),
       session: this.session,
       messages: () => this.messages(),
     }

@@ -1,7 +1,7 @@
 import { type Context, Service } from 'cordis'
 import type { Agent, ModelAdapter } from '../../../lib/types.ts'
-import { installScoped, NameTable, skipShadow } from '../scope.ts'
-import { agentScope } from '../tools/index.ts'
+import { skipShadow } from '../cordis-bridge.ts'
+import { installScoped, NameTable, scopeOf } from '../scope.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -31,6 +31,6 @@ export class Models extends Service {
 
   /** The adapter the agent would use for `provider`, or `undefined`. */
   resolve(provider: string, agent?: Agent): ModelAdapter | undefined {
-    return agentScope(agent)?.models?.get(provider) ?? this.globals.get(provider)
+    return scopeOf(agent)?.models?.get(provider) ?? this.globals.get(provider)
   }
 }

@@ -1,7 +1,8 @@
 import { type Context, Service } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { type HookDispatcher, skipShadow } from '../scope.ts'
-import { type AgentScopeLookup, type AppendObserver, buildHeader, SessionLog, validateSeed } from './session-store.ts'
+import { skipShadow } from '../cordis-bridge.ts'
+import type { AgentScope, HookDispatcher } from '../scope.ts'
+import { type AppendObserver, buildHeader, SessionLog, validateSeed } from './session-store.ts'
 
 export { buildHeader, SessionLog, validateSeed }
 
@@ -26,18 +27,14 @@ declare module 'cordis' {
 export class Sessions extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly published = new Map<string, SessionLog>()
-  private observer?: AppendObserver
+  private readonly observer: AppendObserver
 
-  constructor(ctx: Context) {
+  constructor(ctx: Context, dispatcher: HookDispatcher) {
     super(ctx, 'sessions')
     skipShadow(this)
-  }
-
-  /** Wires event dispatch; called once by the host. */
-  attach(dispatcher: HookDispatcher, scopeOf: AgentScopeLookup): void {
-    // one observer shared by every published session
+    // one observer shared by every published session; each session holds its agent's scope
     this.observer = (log, event) => {
-      const scope = scopeOf(log.id)
+      const scope = log.scope
       if (dispatcher.has('session/event', scope)) dispatcher.emit(scope, 'session/event', log, event)
     }
   }
@@ -65,12 +62,16 @@ export class Sessions extends Service {
     return new SessionLog(buildHeader({ ...header }), validateSeed(events))
   }
 
-  /** Makes the session visible and starts emitting `session/event` for it. */
-  publish(session: SessionLog): void {
+  /**
+   * Makes the session visible and starts emitting `session/event` for it to the global listeners
+   * and those of `scope` (its agent's, bound here once).
+   */
+  publish(session: SessionLog, scope: AgentScope): void {
     if (this.published.has(session.id)) {
       throw new Error(`session "${session.id}" is already published`)
     }
     this.published.set(session.id, session)
+    session.scope = scope
     session.observer = this.observer
   }
 

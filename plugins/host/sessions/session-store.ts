@@ -4,6 +4,7 @@
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import type { SessionEvent, SessionEventData, SessionEventType, SessionHeader } from '../../../lib/types.ts'
+import type { AgentScope } from '../scope.ts'
 
 /** Called after every append of a published session. Must not throw. */
 export type AppendObserver = (session: SessionLog, event: SessionEvent) => void
@@ -97,6 +98,8 @@ export class SessionLog {
   readonly #events: SessionEvent[]
   /** Set on publication; until then appends are silent (SPEC §1.3 creation transaction). */
   observer?: AppendObserver
+  /** The scope of the session's agent, bound on publication: the observer's listeners. */
+  scope?: AgentScope
 
   constructor(readonly header: SessionHeader, events: SessionEvent[] = []) {
     this.#events = events
@@ -122,6 +125,3 @@ export class SessionLog {
     return event
   }
 }
-
-/** Finds the agent scope that owns a session id, if any. */
-export type AgentScopeLookup = (sessionId: string) => import('../scope.ts').AgentScope | undefined

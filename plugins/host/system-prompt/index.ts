@@ -1,7 +1,7 @@
 import { type Context, Service } from 'cordis'
 import type { Agent, PromptAssembly, PromptSection } from '../../../lib/types.ts'
-import { type AgentScope, type HookDispatcher, installScoped, NameTable, type ScopedSection, skipShadow } from '../scope.ts'
-import { agentScope } from '../tools/index.ts'
+import { skipShadow } from '../cordis-bridge.ts'
+import { type AgentScope, type HookDispatcher, installScoped, NameTable, type ScopedSection, scopeOf } from '../scope.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -57,15 +57,11 @@ export class SystemPrompt extends Service {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly globals = new NameTable<ScopedSection>()
   private globalCache?: AssembledPrompt
-  private dispatcher?: HookDispatcher
+  private readonly dispatcher: HookDispatcher
 
-  constructor(ctx: Context) {
+  constructor(ctx: Context, dispatcher: HookDispatcher) {
     super(ctx, 'systemPrompt')
     skipShadow(this)
-  }
-
-  /** Wires event dispatch; called once by the host. */
-  attach(dispatcher: HookDispatcher): void {
     this.dispatcher = dispatcher
   }
 
@@ -90,8 +86,8 @@ export class SystemPrompt extends Service {
 
   /** Assembles the agent's prompt through the `system-prompt/assemble` waterfall. */
   assemble(agent: Agent): AssembledPrompt {
-    const scope = agentScope(agent)
-    const dispatcher = this.dispatcher!
+    const scope = scopeOf(agent)
+    const dispatcher = this.dispatcher
     if (!scope?.sections?.size && !dispatcher.has('system-prompt/assemble', scope)) {
       // shared by every agent without scoped sections: frozen, so no caller can edit another's prompt
       return (this.globalCache ??= freezeAssembled(this.build(undefined)))

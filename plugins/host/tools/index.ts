@@ -11,7 +11,8 @@ import type {
   ToolResult,
   ToolSchema,
 } from '../../../lib/types.ts'
-import { type AgentScope, type HookDispatcher, installScoped, kScope, type ScopedTool, scopeOf, skipShadow } from '../scope.ts'
+import { skipShadow } from '../cordis-bridge.ts'
+import { type AgentScope, type HookDispatcher, installScoped, type ScopedTool, scopeOf } from '../scope.ts'
 import { errorResult, runPipeline } from './pipeline.ts'
 
 declare module 'cordis' {
@@ -113,11 +114,6 @@ function isAvailable(tool: ScopedTool, agent: Agent | undefined): boolean {
   }
 }
 
-/** The agent scope of an agent object (every host agent carries one). */
-export function agentScope(agent: Agent | undefined): AgentScope | undefined {
-  return agent ? (agent as unknown as { [kScope]?: AgentScope })[kScope] : undefined
-}
-
 /**
  * Tool registry and execution pipeline (SPEC §1.5). Registrations through an agent's context are
  * scoped to that agent and shadow global tools of the same name for it.
@@ -131,15 +127,11 @@ export class Tools extends Service {
   private conditional = 0
   private globalSchemas?: readonly ToolSchema[]
   private readonly scopedSchemas = new WeakMap<AgentScope, { key: string; schemas: readonly ToolSchema[] }>()
-  private dispatcher?: HookDispatcher
+  private readonly dispatcher: HookDispatcher
 
-  constructor(ctx: Context) {
+  constructor(ctx: Context, dispatcher: HookDispatcher) {
     super(ctx, 'tools')
     skipShadow(this)
-  }
-
-  /** Wires event dispatch; called once by the host. */
-  attach(dispatcher: HookDispatcher): void {
     this.dispatcher = dispatcher
   }
 
@@ -180,7 +172,8 @@ export class Tools extends Service {
    * Only on an agent context. Throws `unknown global tool "<name>"` for a name no global tool has.
    */
   restrict(filter: { allow?: readonly string[]; deny?: readonly string[] }): () => void {
-    if (!scopeOf(this.ctx)) throw new TypeError('tools.restrict() is only available on an agent context')
+    const own = scopeOf(this.ctx)
+    if (!own) throw new TypeError('tools.restrict() is only available on an agent context')
     assertFilter(filter)
     const names = [...(filter.allow ?? []), ...(filter.deny ?? [])]
     for (const name of names) {
@@ -190,14 +183,14 @@ export class Tools extends Service {
       allow: filter.allow ? new Set(filter.allow) : undefined,
       deny: filter.deny ? new Set(filter.deny) : undefined,
     }
-    return installScoped(this.ctx, 'ctx.tools.restrict()', (scope) => {
-      const list = (scope!.restrictions ??= [])
+    return installScoped(this.ctx, 'ctx.tools.restrict()', () => {
+      const list = (own.restrictions ??= [])
       list.push(restriction)
-      this.touch(scope)
+      this.touch(own)
       return () => {
         const index = list.indexOf(restriction)
         if (index >= 0) list.splice(index, 1)
-        this.touch(scope)
+        this.touch(own)
       }
     })
   }
@@ -225,7 +218,7 @@ export class Tools extends Service {
 
   /** `schemas` without the tools whose `available` says no, asked now; the same list when none does. */
   private available(schemas: readonly ToolSchema[], agent: Agent): readonly ToolSchema[] {
-    const scope = agentScope(agent)
+    const scope = scopeOf(agent)
     let kept: ToolSchema[] | undefined
     for (let i = 0; i < schemas.length; i++) {
       const tool = this.resolve(schemas[i].name, scope)
@@ -237,7 +230,7 @@ export class Tools extends Service {
   }
 
   private listed(agent: Agent | undefined): readonly ToolSchema[] {
-    const scope = agentScope(agent)
+    const scope = scopeOf(agent)
     if (!scope?.tools?.size && !scope?.restrictions?.length) return this.globalList()
     const key = `${this.globalVersion}:${scope.toolsVersion}`
     const cached = this.scopedSchemas.get(scope)
@@ -256,7 +249,7 @@ export class Tools extends Service {
 
   /** The schema of the tool `name` as the agent sees it, or `undefined`. */
   get(name: string, agent?: Agent): ToolSchema | undefined {
-    const tool = this.resolve(name, agentScope(agent))
+    const tool = this.resolve(name, scopeOf(agent))
     return tool && isAvailable(tool, agent) ? toSchema(tool) : undefined
   }
 
@@ -265,7 +258,7 @@ export class Tools extends Service {
    * even where they shadow a global one), sorted. Without an agent: every global tool.
    */
   visibleGlobals(agent?: Agent): string[] {
-    const scope = agentScope(agent)
+    const scope = scopeOf(agent)
     const names: string[] = []
     for (const name of this.globals.keys()) if (!isRestricted(name, scope)) names.push(name)
     return names.sort()
@@ -276,7 +269,7 @@ export class Tools extends Service {
    * (`ToolDefinition.concurrent`); false for an unknown or hidden tool.
    */
   isConcurrent(name: string, agent?: Agent): boolean {
-    return this.resolve(name, agentScope(agent))?.concurrent === true
+    return this.resolve(name, scopeOf(agent))?.concurrent === true
   }
 
   /**
@@ -287,14 +280,14 @@ export class Tools extends Service {
   execute(request: ExecuteRequest): Promise<ToolResult> {
     const problem = executeRequestProblem(request)
     if (problem) return Promise.reject(new TypeError(`tool execute request ${problem}`))
-    const scope = agentScope(request.agent)
+    const scope = scopeOf(request.agent)
     // its restrictions and guards went with the scope: running anything now would bypass them
     if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
     const tool = this.resolve(request.name, scope)
     return runPipeline(request, {
       tool: tool && isAvailable(tool, request.agent) ? tool : undefined,
       scope,
-      dispatcher: this.dispatcher!,
+      dispatcher: this.dispatcher,
       guards: this.guardsFor(scope),
     })
   }

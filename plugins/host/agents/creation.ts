@@ -1,0 +1,148 @@
+/**
+ * The creation transaction of `agents.create`/`resume` (SPEC §1.3): build the agent unpublished,
+ * await `setup` raced against the signal, then publish. Any failure rolls back everything made so
+ * far before rejecting, so a rejected creation leaves no trace.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Context } from 'cordis'
+import { subscribeAbort } from '../../../lib/abort-signal.ts'
+import { SubagentError } from '../../../lib/errors.ts'
+import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
+import { scopeOf } from '../scope.ts'
+import type { SessionLog } from '../sessions/session-store.ts'
+import { type AgentRuntime, HostAgent } from './agent.ts'
+import { createAgentContext } from './agent-context.ts'
+import { type CreateOptions, freezeOptions } from './create-options.ts'
+import { type DisposalServices, disposeAgent, rollBack } from './disposal.ts'
+import type { LoopServices } from './loop.ts'
+import type { PluginOwnership } from './plugin-ownership.ts'
+import type { AgentRecord } from './registry.ts'
+
+/** A session as a store hands it back for `resume`. */
+export interface StoredSession {
+  header: SessionHeader
+  events: readonly SessionEvent[]
+}
+
+function abortError(id: string, signal: AbortSignal): Error {
+  const reason: unknown = signal.reason
+  if (reason instanceof Error) return reason
+  return new SubagentError('CREATION_ABORTED', `agent "${id}" creation aborted`, { cause: reason })
+}
+
+/** Never fulfils; rejects when the signal aborts. Detaches its listener through `settle`. */
+function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; settle: () => void } {
+  let settle!: () => void
+  const promise = new Promise<never>((_, reject) => {
+    // one listener per signal however many creations share it (see lib/abort-signal.ts)
+    settle = subscribeAbort(signal, () => reject(abortError(id, signal)))
+  })
+  promise.catch(() => {})
+  return { promise, settle }
+}
+
+export interface CreationServices extends DisposalServices {
+  ownership: PluginOwnership
+  loop: LoopServices
+  /** What an agent's context carries, by name (the host's services). */
+  contextServices: Record<string, object>
+}
+
+/** Runs creation transactions against one host's services. */
+export class AgentCreation {
+  readonly #services: CreationServices
+  /** Shared by every agent: no closure per agent. */
+  readonly #runtime: AgentRuntime
+
+  constructor(services: CreationServices) {
+    this.#services = services
+    const { contextServices } = services
+    this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices) }
+  }
+
+  /**
+   * Creates and publishes an agent owned by `ownerAgent` (else by the plugin of `callerCtx`), from
+   * `stored` when resuming. Rejects at once for an aborted signal or bad options (a `TypeError`
+   * naming the field, `INVALID_OPTIONS`, `INVALID_SESSION` for a taken id), with the setup's or
+   * the signal's error, or `CREATION_ABORTED` when the owner went away before publication.
+   */
+  async run(options: CreateOptions, ownerAgent: Agent | undefined, callerCtx: Context, stored?: StoredSession): Promise<AgentHandle> {
+    const { registry, sessions } = this.#services
+    if (typeof options !== 'object' || options === null) throw new TypeError('agent create options must be an object')
+    const { signal, setup } = options
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('agent create signal must be an AbortSignal')
+    if (setup !== undefined && typeof setup !== 'function') throw new TypeError('agent create setup must be a function')
+    const id = stored?.header.id ?? options.sessionId ?? randomUUID()
+    if (signal?.aborted) throw abortError(id, signal)
+    if (typeof id !== 'string' || !id) throw new TypeError('sessionId must be a non-empty string')
+    if (registry.has(id) || sessions.get(id)) {
+      throw new SubagentError('INVALID_SESSION', `session "${id}" already exists`)
+    }
+    const agentOptions = freezeOptions(options.agentOptions)
+    const session = stored
+      ? sessions.restore(stored.header, stored.events)
+      : sessions.build({ ...options.header, id, createdAt: Date.now() }, options.seed)
+    const owner = ownerAgent ? registry.get(ownerAgent.id) : undefined
+    if (ownerAgent && owner?.agent !== ownerAgent) {
+      throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
+    }
+    const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
+    const record = this.#makeRecord(agent)
+    if (setup) {
+      const race = signal ? abortRace(id, signal) : undefined
+      try {
+        const running = Promise.resolve().then(() => setup(agent))
+        await (race ? Promise.race([running, race.promise]) : running)
+        if (signal?.aborted) throw abortError(id, signal)
+      } catch (error) {
+        await rollBack(record)
+        throw error
+      } finally {
+        race?.settle()
+      }
+    }
+    try {
+      this.#publish(record, session, owner, owner ? undefined : callerCtx)
+    } catch (error) {
+      await rollBack(record)
+      throw error
+    }
+    return record.handle
+  }
+
+  #makeRecord(agent: HostAgent): AgentRecord {
+    const services = this.#services
+    const record: AgentRecord = {
+      agent,
+      handle: Object.freeze({ agent, dispose: () => (record.disposal ??= disposeAgent(record, services)) }),
+    }
+    return record
+  }
+
+  /**
+   * Makes the agent visible. Throws, with nothing published, when the id was taken or the owner
+   * (agent or plugin context) went away while setup ran.
+   */
+  #publish(record: AgentRecord, session: SessionLog, owner: AgentRecord | undefined, ownerCtx?: Context): void {
+    const { registry, sessions, ownership, dispatcher } = this.#services
+    const { agent } = record
+    if (registry.has(agent.id) || sessions.get(agent.id)) {
+      throw new SubagentError('INVALID_SESSION', `session "${agent.id}" already exists`)
+    }
+    if (owner && !registry.isLive(owner)) {
+      throw new SubagentError('CREATION_ABORTED', `owner agent "${owner.agent.id}" was disposed before agent "${agent.id}" was published`)
+    }
+    if (ownerCtx) {
+      // an agent made through a plugin's context goes with that plugin; unloading it awaits the disposal
+      try {
+        ownership.bind(ownerCtx, record)
+      } catch (error) {
+        throw new SubagentError('CREATION_ABORTED', `the context creating agent "${agent.id}" was disposed before it was published`, { cause: error })
+      }
+    }
+    const scope = scopeOf(agent)
+    sessions.publish(session, scope)
+    registry.add(record, owner)
+    dispatcher.emit(scope, 'agent/created', agent)
+  }
+}
