@@ -1,6 +1,8 @@
 /**
  * What the inspector shows for one agent, folded from its session header and events. Pure: the
  * caller passes the clock (`now`), so saved sessions and live ones go through the same code.
+ * Every view has every key from the start (an absent value is `undefined`, which JSON omits):
+ * views keep one shape however they change, so the code that folds them stays monomorphic.
  */
 import { isEvent } from './session-event.ts'
 import type { SessionEvent, SessionHeader, Usage } from './types.ts'
@@ -18,24 +20,25 @@ export interface AgentView {
   usage: Usage
   /** Epoch ms: the header's `createdAt`. */
   startedAt: number
-  /** Epoch ms of the last turn end seen live; absent for a running agent and for saved files. */
+  /** Epoch ms of the last turn end seen live; undefined for a running agent and for saved files. */
   endedAt?: number
 }
 
 /** A fresh view of a session that has no events yet. */
 export function viewOfHeader(header: SessionHeader): AgentView {
-  const view: AgentView = {
+  return {
     id: header.id,
+    parentId: header.parentSession,
+    label: header.label,
+    callId: header.callId,
     mode: header.origin !== 'subagent' ? 'root' : header.seedLength !== undefined ? 'fork' : 'spawn',
     depth: header.delegationDepth ?? 0,
     status: 'idle',
+    stopReason: undefined,
     usage: { inputTokens: 0, outputTokens: 0 },
     startedAt: header.createdAt,
+    endedAt: undefined,
   }
-  if (header.parentSession !== undefined) view.parentId = header.parentSession
-  if (header.label !== undefined) view.label = header.label
-  if (header.callId !== undefined) view.callId = header.callId
-  return view
 }
 
 /**
@@ -46,7 +49,7 @@ export function applyEvent(view: AgentView, event: SessionEvent, seedLength: num
   if (event.seq < seedLength) return
   if (event.type === 'turn/start') {
     view.status = 'running'
-    delete view.endedAt
+    view.endedAt = undefined
   } else if (isEvent(event, 'turn/end')) {
     view.status = 'idle'
     // saved files are read as they are: a malformed line may lack data or reason

@@ -33,6 +33,15 @@ export function jsonViolations(schema: object, value: unknown): string[] {
 }
 
 /**
+ * Compiles the validator of `schema` now, so a schema that cannot be used fails here rather than
+ * at its first value; cached per schema object like `jsonViolations`. Throws `TypeError`
+ * `invalid JSON schema: <ajv message>` as `jsonViolations` does.
+ */
+export function compileSchema(schema: object): void {
+  compile(schema)
+}
+
+/**
  * `jsonViolations` as ajv alone words it, whatever the schema, compiled afresh and not cached: the
  * reference the subset validator is tested against. Throws like `jsonViolations`.
  */

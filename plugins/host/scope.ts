@@ -108,9 +108,10 @@ export class AgentScope {
 
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
     const hooks = (this.hooks ??= new Map())
-    let list = hooks.get(name)
-    if (!list) hooks.set(name, (list = []))
-    if (prepend) list.unshift(listener)
+    const list = hooks.get(name)
+    // a literal of one: an empty array's first push reserves room for 17 listeners
+    if (!list) hooks.set(name, [listener])
+    else if (prepend) list.unshift(listener)
     else list.push(listener)
     return () => {
       const current = this.hooks?.get(name)

@@ -5,12 +5,12 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { type AgentView, applyEvent, viewOfHeader } from '../../lib/agent-view.ts'
 import type { Session } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect } from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import { InspectorServer } from './server.ts'
+import { LiveTree } from './live-tree.ts'
+import { FLUSH_WINDOW_MS, InspectorServer } from './server.ts'
 
 export { readSavedSessions, skippedMessage, tornMessage } from './saved.ts'
 export { type InspectorSource, InspectorServer, LOOPBACK, refusedHostMessage } from './server.ts'
@@ -30,49 +30,34 @@ export const servingMessage = (url: string) => `inspector: ${url}`
  * Unloading it closes every stream and the port. A taken port rejects the plugin's load.
  */
 export async function Inspector(ctx: Context, config: Inspector.Config): Promise<void> {
-  const views = new Map<string, AgentView>()
-  const sessions = new Map<string, Session>()
-  const server = new InspectorServer(
-    {
-      agents: () => [...views.values()],
-      events: (id) => sessions.get(id)?.events,
-      problems: () => [],
-    },
-    'subagent-inprocess inspector',
-  )
-  const track = (session: Session) => {
-    if (views.has(session.id)) return
-    const view = viewOfHeader(session.header)
-    const seedLength = session.header.seedLength ?? 0
-    for (const event of session.events) applyEvent(view, event, seedLength)
-    views.set(session.id, view)
-    sessions.set(session.id, session)
-    server.publishAgent(view)
-  }
+  let published: () => readonly Session[] = () => []
+  const tree = new LiveTree(() => published())
+  const server = new InspectorServer(tree, 'subagent-inprocess inspector')
   const url = await server.listen(config?.port ?? 0)
   ctx.effect(() => () => void server.close(), 'inspector server')
   ctx.provide('inspector', server)
   ctx.logger('inspector').info(servingMessage(url))
   // the page is up before the host is: a CLI loads this plugin ahead of the config that adds it
-  ctx.inject(['agents'], (inner) => {
-    for (const agent of inner.agents.list()) track(agent.session)
-    listenDirect(inner, 'agent/created', (agent) => track(agent.session))
-    listenDirect(inner, 'session/event', (session, event) => {
-      const view = views.get(session.id)
-      if (!view) return track(session)
-      const { status } = view
-      const tokens = view.usage.inputTokens
-      applyEvent(view, event, session.header.seedLength ?? 0, Date.now())
-      if (view.status !== status || view.usage.inputTokens !== tokens) server.publishAgent(view)
-      server.publishEvent(session.id, event)
-    })
+  ctx.inject(['agents', 'sessions'], (inner) => {
+    // one call per fold: a service call through cordis's proxy costs microseconds
+    const sessions = inner.sessions
+    for (const agent of inner.agents.list()) tree.track(agent.session)
+    // the only work on the host's path: one call per created agent and one per settled run, and
+    // none per session event (the tree reads the sessions' own event lists when it folds)
+    listenDirect(inner, 'agent/created', (agent) => tree.track(agent.session))
     listenDirect(inner, 'subagent/end', (info) => {
-      const view = views.get(info.childId)
-      if (!view || info.stopReason === undefined) return
-      view.stopReason = info.stopReason
-      view.endedAt ??= Date.now()
-      server.publishAgent(view)
+      if (info.stopReason !== undefined) tree.settle(info.childId, info.stopReason)
     })
+    // folding on a timer even with no page open keeps turn-end times within one window
+    inner.effect(() => {
+      published = () => sessions.list()
+      const timer = setInterval(() => tree.sync(), FLUSH_WINDOW_MS).unref()
+      return () => {
+        clearInterval(timer)
+        // without the host no session grows any more: the next fold stops polling them all
+        published = () => []
+      }
+    }, 'inspector fold')
   })
 }
 

@@ -1,9 +1,9 @@
 /**
  * The inspector's HTTP server (node:http, loopback only): `/` the page, `/events[?follow=<id>]` a
  * server-sent event stream (a `snapshot`; with `follow`, a `transcript` of that agent's events so
- * far; then `agent` messages for every tree change and `event` messages for the followed agent
- * only), `/transcript?id=` one agent's events as JSON. Any other Host header than the loopback
- * address is refused.
+ * far; then, once per flush window, `agent` messages for every tree change and `event` messages
+ * for the followed agent only), `/transcript?id=` one agent's events as JSON. Any other Host
+ * header than the loopback address is refused.
  */
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -12,16 +12,24 @@ import type { AgentView } from '../../lib/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import { inspectorPage } from './page.ts'
 
-/** What the server shows: the agents, each one's events, and problems met reading them. */
+/**
+ * What the server shows: the agents, each one's events, and problems met reading them. A live
+ * source also has `changed()`: the server reads it once per flush window while a client is
+ * connected, and reads each followed agent's `events(id)` from where that client left off, so a
+ * source never pushes and a followed agent's events are never queued twice.
+ */
 export interface InspectorSource {
   agents(): AgentView[]
+  /** The agent's events so far; for a live agent the list may grow between reads (append only). */
   events(id: string): readonly SessionEvent[] | undefined
   problems(): string[]
+  /** Views changed since the previous call, each once; absent for a source that never changes. */
+  changed?(): AgentView[]
 }
 
 export const LOOPBACK = '127.0.0.1'
 
-/** How long changes are gathered before they are sent: below what a reader notices. */
+/** How often a live source is read while a client is connected: below what a reader notices. */
 export const FLUSH_WINDOW_MS = 50
 
 /** The body of a refused request (status 403). */
@@ -30,16 +38,12 @@ export const refusedHostMessage = (host: string) => `the inspector answers only 
 /** Emits `client-closed` (with the count left) whenever an event-stream client goes away. */
 export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining: number] }> {
   readonly #server: Server
-  /** Each connected client and the agent whose events it follows, if any. */
-  readonly #clients = new Map<ServerResponse, string | undefined>()
-  /** How many clients follow each agent: events of an agent nobody follows are never queued. */
-  readonly #followers = new Map<string, number>()
+  /** Each connected client: the agent it follows, if any, and how many of its events it has. */
+  readonly #clients = new Map<ServerResponse, { follow: string | undefined; sent: number }>()
   #port = 0
-  // the changes of one window go out as one write per client, encoded once when it closes: a busy
-  // host changes agents thousands of times a second, and an agent changed twice is sent once
-  readonly #changed = new Map<string, AgentView>()
-  readonly #events = new Map<string, SessionEvent[]>()
-  #flush: NodeJS.Timeout | undefined
+  // one read of the source per window, encoded once and written once per client: a busy host
+  // changes agents thousands of times a second, and an agent changed twice is sent once
+  #ticker: NodeJS.Timeout | undefined
 
   constructor(private readonly source: InspectorSource, private readonly title: string) {
     super()
@@ -68,57 +72,41 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
   }
 
   /**
-   * Queues an `agent` message for every connected client. Within a flush window (`FLUSH_WINDOW_MS`) an
-   * agent is sent once, in the state it has when the window closes. With no client, nothing is kept or encoded.
+   * Sends every client the `agent` messages of the source's changes, then each following client
+   * the `event` messages of its agent's events it does not have yet. Each text is encoded once.
    */
-  publishAgent(view: AgentView): void {
-    if (!this.#clients.size) return
-    this.#changed.set(view.id, view)
-    this.#schedule()
-  }
-
-  /**
-   * Queues an `event` message (`{id, event}`) for the clients following agent `id`, in order and
-   * after the window's `agent` messages. With no follower, nothing is kept or encoded.
-   */
-  publishEvent(id: string, event: SessionEvent): void {
-    if (!this.#followers.has(id)) return
-    const queued = this.#events.get(id)
-    if (queued) queued.push(event)
-    else this.#events.set(id, [event])
-    this.#schedule()
-  }
-
-  #schedule(): void {
-    // unref: a pending window never keeps the process alive
-    this.#flush ??= setTimeout(() => this.#write(), FLUSH_WINDOW_MS).unref()
-  }
-
   #write(): void {
-    this.#flush = undefined
+    const changed = this.source.changed?.()
     let agents = ''
-    for (const view of this.#changed.values()) agents += frame('agent', view)
-    const events = new Map<string, string>()
-    for (const [id, list] of this.#events) events.set(id, list.map((event) => frame('event', { id, event })).join(''))
-    this.#changed.clear()
-    this.#events.clear()
-    for (const [client, follow] of this.#clients) {
-      const frames = agents + (follow === undefined ? '' : (events.get(follow) ?? ''))
-      if (!frames) continue
-      if (client.destroyed || client.writableEnded) this.#forget(client)
-      else client.write(frames)
+    if (changed) for (const view of changed) agents += frame('agent', view)
+    const encoded = new Map<string, string>()
+    for (const [client, state] of this.#clients) {
+      if (client.destroyed || client.writableEnded) {
+        this.#forget(client)
+        continue
+      }
+      let frames = agents
+      const events = state.follow === undefined ? undefined : this.source.events(state.follow)
+      if (events && events.length > state.sent) {
+        const key = `${state.sent} ${state.follow}`
+        let text = encoded.get(key)
+        if (text === undefined) {
+          text = ''
+          for (let i = state.sent; i < events.length; i++) text += frame('event', { id: state.follow, event: events[i] })
+          encoded.set(key, text)
+        }
+        frames += text
+        state.sent = events.length
+      }
+      if (frames) client.write(frames)
     }
   }
 
   /** Ends every stream and stops listening. */
   async close(): Promise<void> {
-    if (this.#flush) clearTimeout(this.#flush)
-    this.#flush = undefined
-    this.#changed.clear()
-    this.#events.clear()
+    this.#stopTicker()
     for (const client of this.#clients.keys()) client.end()
     this.#clients.clear()
-    this.#followers.clear()
     this.#server.closeAllConnections()
     await new Promise<void>((resolve) => this.#server.close(() => resolve()))
   }
@@ -152,14 +140,20 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
 
   #stream(response: ServerResponse, follow: string | undefined): void {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' })
-    const snapshot = { agents: this.source.agents(), problems: this.source.problems() }
-    let opening = frame('snapshot', snapshot)
+    // the clients already connected get everything up to now first: the snapshot then starts
+    // exactly where their streams are, and changes it already holds are not sent to it again
+    this.#write()
+    let opening = frame('snapshot', { agents: this.source.agents(), problems: this.source.problems() })
+    let sent = 0
     if (follow !== undefined) {
-      opening += frame('transcript', { id: follow, events: this.source.events(follow) ?? [] })
-      this.#followers.set(follow, (this.#followers.get(follow) ?? 0) + 1)
+      const events = this.source.events(follow) ?? []
+      opening += frame('transcript', { id: follow, events })
+      sent = events.length
     }
     response.write(opening)
-    this.#clients.set(response, follow)
+    this.#clients.set(response, { follow, sent })
+    // unref: an open page never keeps the process alive
+    if (this.source.changed) this.#ticker ??= setInterval(() => this.#write(), FLUSH_WINDOW_MS).unref()
     // a client that disconnects mid-stream is simply forgotten; a write error is not ours to raise
     const forget = () => {
       if (this.#forget(response)) this.emit('client-closed', this.#clients.size)
@@ -169,15 +163,14 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
   }
 
   #forget(client: ServerResponse): boolean {
-    if (!this.#clients.has(client)) return false
-    const follow = this.#clients.get(client)
-    this.#clients.delete(client)
-    if (follow !== undefined) {
-      const left = (this.#followers.get(follow) ?? 1) - 1
-      if (left) this.#followers.set(follow, left)
-      else this.#followers.delete(follow)
-    }
+    if (!this.#clients.delete(client)) return false
+    if (!this.#clients.size) this.#stopTicker()
     return true
+  }
+
+  #stopTicker(): void {
+    if (this.#ticker) clearInterval(this.#ticker)
+    this.#ticker = undefined
   }
 }
 

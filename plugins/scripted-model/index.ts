@@ -24,6 +24,8 @@ export interface ScriptedToolCall {
 
 export interface ScriptedResponse {
   text?: string
+  /** Streamed after `text`, one text delta per element (empty strings skipped): a long stream. */
+  deltas?: readonly string[]
   toolCalls?: ScriptedToolCall[]
   finish?: 'stop' | 'max-tokens'
   usage?: Usage
@@ -118,6 +120,7 @@ export class ScriptedModel extends Service {
     }
     if (entry.delayMs) await delay(entry.delayMs, request.signal)
     if (entry.text) yield { type: 'text-delta', text: entry.text }
+    if (entry.deltas) for (const text of entry.deltas) if (text) yield { type: 'text-delta', text }
     const calls = entry.toolCalls ?? []
     for (const call of calls) {
       yield { type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) }

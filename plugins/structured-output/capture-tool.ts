@@ -5,7 +5,7 @@
  */
 import type { ErrorCode } from '../../lib/errors.ts'
 import { formatInvalidArguments, JsonDepthError, toFrozenJson } from '../../lib/json-validation.ts'
-import type { JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
+import type { Agent, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'
 
@@ -50,35 +50,74 @@ function notRecorded(reason: string): ToolResult {
   return { isError: true, content: [{ type: 'text', text: `Error: ${reason}` }], code: NOT_RECORDED }
 }
 
-/**
- * The child's capture tool: `schema` (already checked against the subset) is its parameter schema
- * as given, never copied, so it must not be mutated after the start. The body stages a frozen JSON
- * copy of the arguments under its execution object and reports `{recorded: true}`; a capture it
- * cannot record (another in flight, or its enclosing program already failed) is an error result
- * with code `NOT_RECORDED`. `locale` selects the description and the texts the model sees.
- */
-export function captureTool(schema: JsonSchema, state: CaptureState, locale: Locale = 'en-US'): ToolDefinition {
-  const recorded = text(locale, 'structuredOutput.recorded')
-  return {
-    name: STRUCTURED_OUTPUT_TOOL,
-    description: text(locale, 'structuredOutput.description'),
-    parameters: schema,
-    execute(args: never, exec: ToolExecution): ToolResult {
-      // decided here, while the result can still tell the model: concurrent nested captures
-      // (`Promise.all` in Code Mode) would otherwise all report success and all but one be dropped
-      let value: JsonValue
-      try {
-        value = toFrozenJson(args, MAX_VALUE_DEPTH)
-      } catch (error) {
-        if (!(error instanceof JsonDepthError)) throw error
-        const message = formatInvalidArguments([error.message])
-        return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], code: 'INVALID_ARGS' }
-      }
-      const decision = state.decide(exec)
-      if (decision === 'busy') return notRecorded(notRecordedConcurrently(locale))
-      if (decision === 'failed') return notRecorded(notRecordedAfterFailure(locale))
-      state.stage(exec, value)
-      return { isError: false, value: { recorded: true }, content: [{ type: 'text', text: recorded }] }
-    },
+/** What the model reads in one locale, looked up once per locale instead of once per child. */
+export interface CaptureTexts {
+  readonly description: string
+  readonly instruction: string
+  readonly recorded: string
+  readonly notRecordedConcurrently: string
+  readonly notRecordedAfterFailure: string
+}
+
+const textsByLocale = new Map<Locale, CaptureTexts>()
+
+/** The capture texts of `locale` (`structuredOutput.*`), frozen and shared. */
+export function captureTexts(locale: Locale): CaptureTexts {
+  let texts = textsByLocale.get(locale)
+  if (texts === undefined) {
+    texts = Object.freeze({
+      description: text(locale, 'structuredOutput.description'),
+      instruction: text(locale, 'structuredOutput.instruction'),
+      recorded: text(locale, 'structuredOutput.recorded'),
+      notRecordedConcurrently: notRecordedConcurrently(locale),
+      notRecordedAfterFailure: notRecordedAfterFailure(locale),
+    })
+    textsByLocale.set(locale, texts)
   }
+  return texts
+}
+
+/** Finds the capture state of the agent a call was made for (`undefined`: not a structured child). */
+export type StateOf = (agent: Agent | undefined) => CaptureState | undefined
+
+/**
+ * The body every capture tool shares: the host validated the arguments against the schema, so it
+ * stages a frozen JSON copy of them under its execution object and reports `{recorded: true}`; a
+ * capture it cannot record (another in flight, or its enclosing program already failed) is an
+ * error result with code `NOT_RECORDED`. Throws (an error result, from the host) for a call made
+ * for an agent that has no capture, which a tool scoped to a structured child never sees.
+ */
+export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never, exec: ToolExecution) => ToolResult {
+  return (args, exec) => {
+    const state = stateOf(exec.agent)
+    if (state === undefined) throw new Error(`${STRUCTURED_OUTPUT_TOOL} was called for an agent started without an output schema`)
+    // decided here, while the result can still tell the model: concurrent nested captures
+    // (`Promise.all` in Code Mode) would otherwise all report success and all but one be dropped
+    let value: JsonValue
+    try {
+      value = toFrozenJson(args, MAX_VALUE_DEPTH)
+    } catch (error) {
+      if (!(error instanceof JsonDepthError)) throw error
+      const message = formatInvalidArguments([error.message])
+      return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], code: 'INVALID_ARGS' }
+    }
+    const decision = state.decide(exec)
+    if (decision === 'busy') return notRecorded(texts.notRecordedConcurrently)
+    if (decision === 'failed') return notRecorded(texts.notRecordedAfterFailure)
+    state.stage(exec, value)
+    return { isError: false, value: RECORDED_VALUE, content: [{ type: 'text', text: texts.recorded }] }
+  }
+}
+
+// the host copies a result's value anyway; one frozen object serves every capture
+const RECORDED_VALUE: JsonValue = Object.freeze({ recorded: true })
+
+/**
+ * A capture tool definition: `schema` (already checked against the subset) is its parameter schema
+ * as given, never copied, so it must not be mutated after the start. Definitions carry no state of
+ * their own (`execute` finds the child's through `exec.agent`), so one serves every child with the
+ * same schema.
+ */
+export function captureTool(schema: JsonSchema, execute: ToolDefinition['execute'], texts: CaptureTexts): ToolDefinition {
+  return { name: STRUCTURED_OUTPUT_TOOL, description: texts.description, parameters: schema, execute }
 }

@@ -5,7 +5,7 @@
  */
 import type { ToolGuard } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
-import type { CaptureState } from './stage.ts'
+import type { StateOf } from './capture-tool.ts'
 
 /**
  * The deny reason for a call of `tool` after the capture (`structuredOutput.alreadyRecorded`); the
@@ -16,10 +16,11 @@ export function alreadyRecorded(tool: string, locale: Locale = 'en-US'): string 
 }
 
 /**
- * A guard for one child. Calls that started before the commit (earlier in the same response) are
- * past their guard and unaffected. A pending nested commit that its enclosing execution discards
- * lifts the lock again, since nothing was recorded; a commit never does.
+ * The guard every structured child shares, reading the state of the agent the call is for. Calls
+ * that started before the commit (earlier in the same response) are past their guard and
+ * unaffected. A pending nested commit that its enclosing execution discards lifts the lock again,
+ * since nothing was recorded; a commit never does.
  */
-export function captureGuard(state: CaptureState, locale: Locale = 'en-US'): ToolGuard {
-  return (exec) => (state.isLocked ? alreadyRecorded(exec.name, locale) : undefined)
+export function captureGuard(stateOf: StateOf, locale: Locale = 'en-US'): ToolGuard {
+  return (exec) => (stateOf(exec.agent)?.isLocked ? alreadyRecorded(exec.name, locale) : undefined)
 }

@@ -6,17 +6,34 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { rawService } from '../host/cordis-bridge.ts'
-import { jsonViolations } from '../../lib/json-validation.ts'
+import { compileSchema } from '../../lib/json-validation.ts'
 import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'
-import type { Agent, JsonSchema, SubagentInfo } from '../../lib/types.ts'
-import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
+import type {
+  Agent,
+  JsonSchema,
+  PromptAssembly,
+  SubagentInfo,
+  ToolDefinition,
+  ToolExecution,
+  ToolGuard,
+  ToolResult,
+} from '../../lib/types.ts'
+import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import { captureTool, STRUCTURED_OUTPUT_ORDER, STRUCTURED_OUTPUT_SECTION } from './capture-tool.ts'
+import {
+  captureBody,
+  captureTexts,
+  captureTool,
+  STRUCTURED_OUTPUT_ORDER,
+  STRUCTURED_OUTPUT_SECTION,
+  type StateOf,
+} from './capture-tool.ts'
 import { adoptRun } from './adoption.ts'
 import { captureGuard } from './guard.ts'
 import { settleCapture } from './settle.ts'
+import { SchemaCache } from './schema-cache.ts'
 import { CaptureState } from './stage.ts'
 
 export {
@@ -36,37 +53,30 @@ export { alreadyRecorded } from './guard.ts'
 export { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from './settle.ts'
 
 /**
- * Checks a requested schema at the start (SPEC §2.1.6): a schemastery schema is converted first,
- * then the subset (`UnsupportedSchemaError`, `unsupported JSON schema: …`, which also bounds its
- * depth and size), then its validator is compiled once (cached for the tool's validation; linear
- * in the schema, see `lib/subset-validation.ts`).
- */
-function assertOutputSchema(schema: unknown): void {
-  const json = requestedJsonSchema(schema)
-  assertSchemaSubset(json)
-  jsonViolations(json as JsonSchema, {})
-}
-
-/**
  * Registers the child's capture runtime through `child.ctx`, so all of it is scoped to the child,
  * lives in the host's per-agent tables and goes with the child, whatever happens to this plugin.
- * `onAssemble` runs before each of the child's model requests; `locale` picks what the model reads.
+ * Every function registered is shared by all children of one plugin instance (they find the
+ * child's state through the agent they are called for): a child costs its registrations, not
+ * closures of its own.
  */
-function installCapture(child: Agent, schema: JsonSchema, state: CaptureState, locale: Locale, onAssemble: () => void): void {
+function installCapture(child: Agent, definition: ToolDefinition, shared: SharedRuntime): void {
   const ctx = child.ctx
   // one lookup: each service access through a scope context costs a proxy round trip
   const tools = ctx.tools
-  const instruction = text(locale, 'structuredOutput.instruction')
-  tools.register(captureTool(schema, state, locale))
-  tools.guard(captureGuard(state, locale))
-  ctx.on('system-prompt/assemble', (assembly, _info, next) => {
-    onAssemble()
-    assembly.sections.push({ name: STRUCTURED_OUTPUT_SECTION, order: STRUCTURED_OUTPUT_ORDER, text: instruction })
-    return next()
-  })
-  ctx.on('tools/result', (exec, result) => state.observe(exec, result))
+  tools.register(definition)
+  tools.guard(shared.guard)
+  ctx.on('system-prompt/assemble', shared.onAssemble)
+  ctx.on('tools/result', shared.onResult)
   // ends the turn after the step that committed: no extra model request
-  ctx.on('agent/turn-stop', () => state.isCommitted)
+  ctx.on('agent/turn-stop', shared.onTurnStop)
+}
+
+/** The functions one plugin instance registers into each of its structured children. */
+interface SharedRuntime {
+  readonly guard: ToolGuard
+  readonly onAssemble: (assembly: PromptAssembly, info: { agent: Agent }, next: () => PromptAssembly) => PromptAssembly
+  readonly onResult: (exec: ToolExecution, result: ToolResult) => void
+  readonly onTurnStop: (agent: Agent) => boolean
 }
 
 /**
@@ -76,28 +86,49 @@ function installCapture(child: Agent, schema: JsonSchema, state: CaptureState, l
  */
 export function StructuredOutput(ctx: Context, config: StructuredOutput.Config): void {
   const locale = config?.locale ?? 'en-US'
+  const texts = captureTexts(locale)
   const agents = rawService(ctx.agents)
   const states = new WeakMap<Agent, CaptureState>()
+  const stateOf: StateOf = (agent) => (agent === undefined ? undefined : states.get(agent))
   const root = ctx.root
   let isActive = true
 
+  const execute = captureBody(stateOf, texts)
+  // checks a requested schema at the start (SPEC §2.1.6): the subset (`UnsupportedSchemaError`,
+  // `unsupported JSON schema: …`, which also bounds its depth and size), then compiles its
+  // validator once per distinct schema (linear in the schema, see `lib/subset-validation.ts`)
+  const schemas = new SchemaCache<ToolDefinition>(assertSchemaSubset, (schema) => {
+    compileSchema(schema)
+    return captureTool(schema, execute, texts)
+  })
+
+  const shared: SharedRuntime = {
+    guard: captureGuard(stateOf, locale),
+    onAssemble: (assembly, info, next) => {
+      // a child still unpublished at unload is missed by the unload loop below; it is adopted at
+      // its first prompt assembly, which comes before any outcome `settle` would change
+      const state = states.get(info.agent)
+      if (!isActive && state !== undefined) adoptRun(root, info.agent, state)
+      assembly.sections.push({ name: STRUCTURED_OUTPUT_SECTION, order: STRUCTURED_OUTPUT_ORDER, text: texts.instruction })
+      return next()
+    },
+    onResult: (exec, result) => stateOf(exec.agent)?.observe(exec, result),
+    onTurnStop: (agent) => states.get(agent)?.isCommitted === true,
+  }
+
   ctx.on('subagent/prepare', (plan) => {
     const schema = plan.request.outputSchema
-    if (schema !== undefined) plan.claim('outputSchema', () => assertOutputSchema(schema))
+    // a schemastery schema is converted first (memoized per schema object)
+    if (schema !== undefined) plan.claim('outputSchema', () => void schemas.entry(requestedJsonSchema(schema) as JsonSchema))
   })
 
   ctx.on('subagent/setup', (child, plan) => {
     const schema = plan.request.outputSchema
     if (schema === undefined) return
-    // checked at entry: a schemastery schema's conversion is memoized, so this is a lookup
-    const json = requestedJsonSchema(schema) as JsonSchema
-    const state = new CaptureState()
-    // a child still unpublished at unload is missed by the unload loop below; it is adopted at
-    // its first prompt assembly, which comes before any outcome `settle` would change
-    installCapture(child, json, state, locale, () => {
-      if (!isActive) adoptRun(root, child, state)
-    })
-    states.set(child, state)
+    // checked at entry, so this is a lookup
+    const { value: definition } = schemas.entry(requestedJsonSchema(schema) as JsonSchema)
+    states.set(child, new CaptureState())
+    installCapture(child, definition, shared)
   })
 
   ctx.on('subagent/settle', (_result, run, next) => {
@@ -116,6 +147,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   // runs started here keep their contract after the unload: the root's registry settles them
   ctx.effect(() => () => {
     isActive = false
+    schemas.clear()
     for (const agent of agents.list()) {
       const state = states.get(agent)
       if (state) adoptRun(root, agent, state)

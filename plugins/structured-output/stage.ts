@@ -30,16 +30,19 @@ export type StageDecision = 'stage' | 'busy' | 'failed'
  * one discards it. At most one stage is in flight at a time. The first commit wins and is final.
  */
 export class CaptureState {
-  /** Keyed by the execution object itself: a reused call id or token never matches another's stage. */
-  readonly #staged = new Map<ToolExecution, JsonValue>()
+  // one slot, not a map: `decide` refuses a second stage while one is in flight
+  #stagedBy: ToolExecution | undefined
+  #stagedValue: JsonValue = null
   /**
    * Outcomes by token, so a nested call that runs after its enclosing execution reported (an
    * un-awaited binding call) still learns how that ended. Weak: an entry lives as long as the token
-   * (which the nested executions hold as `parent`).
+   * (which the nested executions hold as `parent`). Made on the first outcome that may matter later
+   * and dropped at the commit, after which nothing reads it.
    */
-  readonly #finished = new WeakMap<symbol, Finished>()
+  #finished: WeakMap<symbol, Finished> | undefined
   #pending: PendingCommit | undefined
-  #committed: { readonly value: JsonValue } | undefined
+  #isCommitted = false
+  #value: JsonValue | undefined
   /** Set once the run's result went through `subagent/settle` (or rejected without it). */
   isSettled = false
   /** Set once the run was handed to the adoption registry (the plugin was unloaded). */
@@ -47,17 +50,17 @@ export class CaptureState {
 
   /** True once a value is committed. */
   get isCommitted(): boolean {
-    return this.#committed !== undefined
+    return this.#isCommitted
   }
 
   /** True while a commit exists or a nested one is pending: the guard denies further calls. */
   get isLocked(): boolean {
-    return this.#committed !== undefined || this.#pending !== undefined
+    return this.#isCommitted || this.#pending !== undefined
   }
 
   /** The committed value (a frozen JSON copy), or `undefined`. */
   get value(): JsonValue | undefined {
-    return this.#committed?.value
+    return this.#value
   }
 
   /**
@@ -65,44 +68,54 @@ export class CaptureState {
    * is committed or pending (`busy`), nor when an enclosing execution already failed (`failed`).
    */
   decide(exec: ToolExecution): StageDecision {
-    if (this.#staged.size > 0 || this.isLocked) return 'busy'
+    if (this.#stagedBy !== undefined || this.isLocked) return 'busy'
     return this.#enclosingOutcome(exec.parent) === 'failed' ? 'failed' : 'stage'
   }
 
   /** Records `value` (a frozen JSON copy) for `exec`; nothing commits before its `tools/result`. */
   stage(exec: ToolExecution, value: JsonValue): void {
-    this.#staged.set(exec, value)
+    this.#stagedBy = exec
+    this.#stagedValue = value
   }
 
   /** Feeds one final outcome of the child's executions (its `tools/result`). */
   observe(exec: ToolExecution, result: ToolResult): void {
-    this.#finished.set(exec.token, { isError: result.isError, parent: exec.parent })
-    if (this.#staged.has(exec)) {
-      const value = this.#staged.get(exec)!
-      this.#staged.delete(exec)
+    // after the commit nothing can stage or wait, so no outcome is needed any more
+    if (this.#isCommitted) return
+    if (this.#stagedBy === exec) {
+      const value = this.#stagedValue
+      this.#stagedBy = undefined
+      this.#stagedValue = null
       // a post-execute listener that turned the capture into an error discards it
-      if (result.isError || this.isLocked) return
-      this.#resolve(value, exec.parent)
-      return
+      if (!result.isError && !this.isLocked) this.#resolve(value, exec.parent)
+    } else {
+      const pending = this.#pending
+      if (pending !== undefined && exec.token === pending.parent) {
+        this.#pending = undefined
+        if (!result.isError) this.#resolve(pending.value, exec.parent)
+      }
     }
-    const pending = this.#pending
-    if (pending === undefined || exec.token !== pending.parent) return
-    this.#pending = undefined
-    if (!result.isError) this.#resolve(pending.value, exec.parent)
+    // the outcome is recorded after the resolution above, which only reads enclosing executions
+    if (!this.#isCommitted) (this.#finished ??= new WeakMap()).set(exec.token, { isError: result.isError, parent: exec.parent })
   }
 
   /** Commits `value`, or leaves it pending on the innermost enclosing execution still open. */
   #resolve(value: JsonValue, parent: symbol | undefined): void {
     const outcome = this.#enclosingOutcome(parent)
     if (outcome === 'failed') return
-    if (outcome === 'succeeded') this.#committed = { value }
-    else this.#pending = { parent: outcome.open, value }
+    if (outcome === 'succeeded') {
+      this.#isCommitted = true
+      this.#value = value
+      this.#finished = undefined
+    } else {
+      this.#pending = { parent: outcome.open, value }
+    }
   }
 
   /** How the executions enclosing a call with `parent` ended, walking outwards. */
   #enclosingOutcome(parent: symbol | undefined): 'succeeded' | 'failed' | { open: symbol } {
     for (let token = parent; token !== undefined; ) {
-      const finished = this.#finished.get(token)
+      const finished = this.#finished?.get(token)
       if (finished === undefined) return { open: token }
       if (finished.isError) return 'failed'
       token = finished.parent

@@ -7,6 +7,12 @@ import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
 import { openStream } from './client.ts'
 import '../support/unhandled.ts'
 
+/** Listeners per event name on the root's table. */
+function listenerCounts(host: TestHost): Record<string, number> {
+  const hooks = (host.root.events as unknown as { _hooks: Record<string, unknown[]> })._hooks
+  return Object.fromEntries(Object.keys(hooks).map((name) => [name, hooks[name]!.length]))
+}
+
 describe('Inspector plugin', () => {
   let host: TestHost
   let fiber: Fiber
@@ -46,6 +52,17 @@ describe('Inspector plugin', () => {
     client.disconnect()
     follower.disconnect()
     await run.dispose()
+  })
+
+  it('listens to no session event: a host cycle pays it one call per created agent and one per settled run', async () => {
+    const loaded = listenerCounts(host)
+    await fiber.dispose()
+    const unloaded = listenerCounts(host)
+    const added = Object.keys(loaded).filter((name) => loaded[name] !== unloaded[name])
+    expect(Object.fromEntries(added.map((name) => [name, loaded[name]! - (unloaded[name] ?? 0)]))).to.deep.equal({
+      'agent/created': 1,
+      'subagent/end': 1,
+    })
   })
 
   it('closes its streams and its port, and leaves no listener, when unloaded', async () => {

@@ -37,6 +37,8 @@ describe('readSavedSessions', () => {
       stopReason: 'completed',
       usage: { inputTokens: 7, outputTokens: 2 },
       startedAt: 5,
+      // every view has every key (one shape); JSON leaves the undefined ones out
+      endedAt: undefined,
     })
     expect(saved.problems()).to.deep.equal([])
   })

@@ -21,6 +21,29 @@ function source(agents: AgentView[], events: Record<string, SessionEvent[]> = {}
   return { agents: () => agents, events: (id) => events[id], problems: () => [] }
 }
 
+/** A source that changes: `change` marks a view changed, `append` grows an agent's events. */
+function liveSource(agents: AgentView[] = []) {
+  const logs = new Map<string, SessionEvent[]>()
+  const changed: AgentView[] = []
+  const live: InspectorSource = {
+    agents: () => agents,
+    events: (id) => logs.get(id),
+    problems: () => [],
+    changed: () => changed.splice(0),
+  }
+  return {
+    live,
+    change(view: AgentView) {
+      changed.push(view)
+    },
+    append(id: string, type: string) {
+      const events = logs.get(id) ?? []
+      logs.set(id, events)
+      events.push({ seq: events.length, type, data: {} })
+    },
+  }
+}
+
 describe('InspectorServer', () => {
   let server: InspectorServer
 
@@ -42,7 +65,8 @@ describe('InspectorServer', () => {
   })
 
   it('forgets a client that disconnects mid-stream and keeps serving the others', async () => {
-    server = new InspectorServer(source([view('root')]), 'test')
+    const source = liveSource([view('root')])
+    server = new InspectorServer(source.live, 'test')
     const url = await server.listen(0)
     const leaving = await openStream(url)
     const staying = await openStream(url)
@@ -50,20 +74,21 @@ describe('InspectorServer', () => {
     const forgotten = new Promise((resolve) => server.once('client-closed', resolve))
     leaving.disconnect()
     expect(await forgotten).to.equal(1)
-    server.publishAgent(view('late'))
+    source.change(view('late'))
     expect(((await staying.next('agent')).data as AgentView).id).to.equal('late')
     expect(server.clientCount).to.equal(1)
     staying.disconnect()
   })
 
   it('delivers every message to 100 connected clients', async () => {
-    server = new InspectorServer(source([]), 'test')
+    const source = liveSource()
+    server = new InspectorServer(source.live, 'test')
     const url = await server.listen(0)
     const clients = await Promise.all(Array.from({ length: 100 }, () => openStream(url, 'a')))
     await Promise.all(clients.map((client) => client.next('snapshot')))
     expect(server.clientCount).to.equal(100)
-    server.publishAgent(view('a'))
-    server.publishEvent('a', { seq: 0, type: 'turn/start', data: { turn: 1 } })
+    source.change(view('a'))
+    source.append('a', 'turn/start')
     const frames = await Promise.all(clients.map((client) => client.next('event')))
     expect(frames.every((frame) => (frame.data as { id: string }).id === 'a')).to.equal(true)
     const agents = await Promise.all(clients.map((client) => client.next('agent')))
@@ -72,14 +97,15 @@ describe('InspectorServer', () => {
   })
 
   it('sends an agent event only to the clients that follow that agent', async () => {
-    server = new InspectorServer(source([view('a'), view('b')]), 'test')
+    const source = liveSource([view('a'), view('b')])
+    server = new InspectorServer(source.live, 'test')
     const url = await server.listen(0)
     const followingA = await openStream(url, 'a')
     const followingB = await openStream(url, 'b')
     const following = await openStream(url)
     await Promise.all([followingA, followingB, following].map((client) => client.next('snapshot')))
-    server.publishEvent('a', { seq: 0, type: 'turn/start', data: { turn: 1 } })
-    server.publishAgent(view('a'))
+    source.append('a', 'turn/start')
+    source.change(view('a'))
     expect(((await followingA.next('event')).data as { id: string }).id).to.equal('a')
     // the agent message goes out in the same write as the events of its window
     await Promise.all([followingB.next('agent'), following.next('agent')])
@@ -87,26 +113,30 @@ describe('InspectorServer', () => {
     for (const client of [followingA, followingB, following]) client.disconnect()
   })
 
+  it('sends a follower each event once: in its transcript when it came before the client, as an event after', async () => {
+    const source = liveSource([view('a')])
+    server = new InspectorServer(source.live, 'test')
+    const url = await server.listen(0)
+    const early = await openStream(url, 'a')
+    await early.next('transcript')
+    source.append('a', 'turn/start')
+    await early.next('event')
+    const late = await openStream(url, 'a')
+    const seqs = (frame: { data: unknown }) => (frame.data as { events: SessionEvent[] }).events.map((event) => event.seq)
+    expect(seqs(await late.next('transcript'))).to.deep.equal([0])
+    source.append('a', 'turn/end')
+    const [toEarly, toLate] = await Promise.all([early.next('event'), late.next('event')])
+    expect([(toEarly.data as { event: SessionEvent }).event.seq, (toLate.data as { event: SessionEvent }).event.seq]).to.deep.equal([1, 1])
+    expect([early.unread('event'), late.unread('event')]).to.deep.equal([0, 0])
+    early.disconnect()
+    late.disconnect()
+  })
+
   it('sends a followed agent transcript so far right after the snapshot', async () => {
     const events: SessionEvent[] = [{ seq: 0, type: 'turn/start', data: { turn: 1 } }]
     server = new InspectorServer(source([view('a')], { a: events }), 'test')
     const client = await openStream(await server.listen(0), 'a')
     expect((await client.next('transcript')).data).to.deep.equal({ id: 'a', events })
-    client.disconnect()
-  })
-
-  it('sends an agent changed twice in one flush window once, as it is when the window closes', async () => {
-    server = new InspectorServer(source([view('a')]), 'test')
-    const client = await openStream(await server.listen(0))
-    await client.next('snapshot')
-    const changing = view('a')
-    server.publishAgent(changing)
-    changing.status = 'running'
-    server.publishAgent(changing)
-    server.publishAgent(view('b'))
-    expect(((await client.next('agent')).data as AgentView).status).to.equal('running')
-    expect(((await client.next('agent')).data as AgentView).id).to.equal('b')
-    expect(client.unread('agent')).to.equal(0)
     client.disconnect()
   })
 

@@ -40,6 +40,18 @@ describe('ScriptedModel.push: response entries (SPEC §1.7)', () => {
     ])
   })
 
+  it('streams the text, then one text delta per element of deltas, skipping empty ones', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push({ text: 'a', deltas: ['b', '', 'c'] })
+    expect(await collect(adapterOf(s), request(agent))).to.deep.equal([
+      { type: 'text-delta', text: 'a' },
+      { type: 'text-delta', text: 'b' },
+      { type: 'text-delta', text: 'c' },
+      { type: 'finish', reason: 'stop' },
+    ])
+  })
+
   it('finishes with stop when there are no tool calls', async () => {
     const s = await scene()
     const { agent } = await s.create()

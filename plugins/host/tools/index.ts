@@ -1,6 +1,6 @@
 import { type Context, Service } from 'cordis'
 import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
-import { jsonViolations } from '../../../lib/json-validation.ts'
+import { compileSchema } from '../../../lib/json-validation.ts'
 import type {
   Agent,
   ExecuteRequest,
@@ -61,7 +61,7 @@ function assertDefinition(def: ToolDefinition): void {
   }
   try {
     // compiles once (cached per schema object), so a schema ajv cannot use fails here, not mid-turn
-    jsonViolations(params, {})
+    compileSchema(params)
   } catch (error) {
     throw new TypeError(`tool "${def.name}" parameters: ${thrownMessage(error)}`)
   }
@@ -199,8 +199,10 @@ export class Tools extends Service {
   guard(fn: ToolGuard): () => void {
     if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
     return installScoped(this.ctx, 'ctx.tools.guard()', (scope) => {
-      const list = scope ? (scope.guards ??= []) : this.globalGuards
-      list.push(fn)
+      const existing = scope ? scope.guards : this.globalGuards
+      // a literal of one: an empty array's first push reserves room for 17 guards
+      const list = existing ?? (scope!.guards = [fn])
+      if (list === existing) list.push(fn)
       return () => {
         const index = list.indexOf(fn)
         if (index >= 0) list.splice(index, 1)
