@@ -10,18 +10,12 @@ import type { ModelRequest, StreamPart } from '../lib/types.ts'
 import { Host } from '../plugins/host/index.ts'
 import InProcessRun from '../plugins/inprocess-run/index.ts'
 import SubagentTool from '../plugins/subagent-tool/index.ts'
+import { fullGc } from './heap.ts'
 import { printSummary, runBenchmark } from './report.ts'
 
 const quick = process.argv.includes('--quick')
 const rounds = quick ? 2 : 5
 const log = (message: string) => process.stderr.write(`${message}\n`)
-const gc = (globalThis as { gc?: () => void }).gc
-
-async function fullGc(): Promise<void> {
-  if (!gc) throw new Error('run with --expose-gc')
-  for (let i = 0; i < 3; i++) gc()
-  await new Promise(setImmediate)
-}
 
 function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b)

@@ -18,6 +18,7 @@ import { Host } from '../plugins/host/index.ts'
 import { InProcessRun } from '../plugins/inprocess-run/index.ts'
 import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import type { Agent, SubagentRun, SubagentStartRequest } from '../lib/types.ts'
+import { fullGc, heapAfterGc } from './heap.ts'
 
 type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings' | 'budget-overhead' | 'queue'
 const basePhases: Phase[] = ['latency', 'throughput', 'hold', 'leak', 'siblings']
@@ -31,18 +32,6 @@ const phases: Phase[] = variant === 'budget' ? [...basePhases, 'budget-overhead'
 // set, so every check runs, and never reached
 const unreachable = { maxConcurrent: 1e9, maxChildren: 1e12, maxTokens: 1e12, maxModelRequests: 1e12 }
 
-const gc = (globalThis as { gc?: () => void }).gc
-async function fullGc(): Promise<void> {
-  if (!gc) throw new Error('run with --expose-gc')
-  gc()
-  gc()
-  gc()
-  await new Promise(setImmediate)
-}
-async function heap(): Promise<number> {
-  await fullGc()
-  return process.memoryUsage().heapUsed
-}
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.ceil((p / 100) * sorted.length) - 1]
 }
@@ -239,18 +228,18 @@ async function runPhase(phase: Phase): Promise<Record<string, number>> {
   if (phase === 'hold') {
     const n = 1000
     if (process.env.BENCH_HOLD_WARMUP) for (let i = 0; i < 1000; i++) await bench.cycle()
-    const h0 = await heap()
+    const h0 = await heapAfterGc()
     const runs = await Promise.all(Array.from({ length: n }, () => bench.runner.spawn(bench.request(bench.parent))))
     for (const run of runs) bench.check(await run.result)
-    const h1 = await heap()
+    const h1 = await heapAfterGc()
     await Promise.all(runs.map((run) => run.dispose()))
     return { heap_bytes_per_live_child: (h1 - h0) / n }
   }
   if (phase === 'leak') {
     for (let i = 0; i < scale(1000); i++) await bench.cycle()
-    const h0 = await heap()
+    const h0 = await heapAfterGc()
     for (let i = 0; i < scale(10000); i++) await bench.cycle()
-    const h1 = await heap()
+    const h1 = await heapAfterGc()
     const remaining = bench.root.agents.list().length - 1
     if (remaining !== 0) throw new Error(`${remaining} children remain`)
     return { heap_growth_bytes_after_10k_cycles: h1 - h0 }

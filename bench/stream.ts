@@ -13,6 +13,7 @@ import { Context } from 'cordis'
 import { Host } from '../plugins/host/index.ts'
 import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import { SessionFiles } from '../plugins/session-files/index.ts'
+import { heapAfterGc } from './heap.ts'
 import { printSummary, runBenchmark } from './report.ts'
 
 const quick = process.argv.includes('--quick')
@@ -20,15 +21,6 @@ const rounds = quick ? 3 : 9
 const sizes: readonly number[] = [2000, 20000]
 const log = (message: string) => process.stderr.write(`${message}\n`)
 
-const gc = (globalThis as { gc?: () => void }).gc
-async function heap(): Promise<number> {
-  if (!gc) throw new Error('run with --expose-gc')
-  gc()
-  gc()
-  gc()
-  await new Promise(setImmediate)
-  return process.memoryUsage().heapUsed
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
@@ -74,7 +66,7 @@ async function main(): Promise<void> {
   const perDelta = new Map<number, number[]>(sizes.map((k) => [k, []]))
   for (let round = 0; round < rounds; round++) {
     for (const k of round % 2 ? [...sizes].reverse() : sizes) {
-      await heap()
+      await heapAfterGc()
       let elapsed = 0
       for (let turn = 0; turn < perBlock / k; turn++) {
         const streamed = await streamTurn(k)
@@ -88,9 +80,9 @@ async function main(): Promise<void> {
 
   log('bench: retained heap')
   const k = 20000
-  const h0 = await heap()
+  const h0 = await heapAfterGc()
   const kept = await streamTurn(k)
-  const h1 = await heap()
+  const h1 = await heapAfterGc()
   await kept.handle.dispose()
 
   log('bench: session file')
