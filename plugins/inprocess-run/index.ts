@@ -30,6 +30,7 @@ import {
   type StartPlan,
 } from './entry-checks.ts'
 import { Outlook } from './outlook.ts'
+import { handOff } from './handoff.ts'
 import { type EventFeed, Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
@@ -236,7 +237,8 @@ export class InProcessRun {
           : {}),
       })
       const agents = this.agents
-      return new Run(handle, plan, dispatch, rootIdOf(request.parent, (id) => agents.get(id)), this.feed)
+      const rootId = rootIdOf(request.parent, (id) => agents.get(id))
+      return new Run(handle, plan, rootId, this.feed, (run) => handOff(run, request, dispatch))
     } catch (error) {
       if (admitted) this.abandon(plan, error)
       throw error

@@ -1,82 +1,44 @@
 /**
- * One run after publication (SPEC §2.3–§2.5): handoff, driving, result reading, disposal.
+ * One run after publication (SPEC §2.3–§2.7), as its caller holds it: the child's handle, the result
+ * promise, the cancelled flag and the ids; events, observer info and disposal. It drives nothing:
+ * the handoff (`handoff.ts`) sends the prompt and settles the result.
  */
-import { subscribeAbort } from '../../lib/abort-signal.ts'
-import type { Dispatch } from '../host/cordis-bridge.ts'
-import { SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { readResult } from '../../lib/read-result.ts'
-import { englishDiagnostic } from '../../locales/index.ts'
-import type { AgentHandle, RunEvent, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
+import type { AgentHandle, RunEvent, SubagentInfo, SubagentResult } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
+import type { HandedOffRun } from './handoff.ts'
 import { type RunEventSource, runEvents } from './run-events.ts'
 
 /** What `events()` needs from the driver: shared by every run, nothing registered per run. */
 export type EventFeed = Pick<RunEventSource, 'watch' | 'sessionOf'>
 
-/** True for the host's refusal of input to an agent whose disposal already started. */
-function isDisposal(error: unknown): boolean {
-  return SubagentError.is(error) && error.code === 'AGENT_DISPOSED'
-}
-
-/** The exact result of a run whose signal aborted between publication and handoff. */
-function gapAbortResult(): SubagentResult {
-  return { output: [], stopReason: 'aborted' }
-}
-
-export class Run implements SubagentRun {
+export class Run implements HandedOffRun {
   readonly id: string
   readonly result: Promise<SubagentResult>
+  readonly seedLength: number
   #cancelled = false
-  #detach: (() => void) | undefined
+  #releaseAbort: (() => void) | undefined
   #disposal?: Promise<void>
   // the plan and request are not kept: a settled run should not pin its caller's signal; the
   // observer info is rebuilt from the child's header when asked, not held for the run's life
   readonly #rootId: string
   readonly #mode: SubagentInfo['mode']
-  readonly #seedLength: number
 
+  /**
+   * `handOff` is given the run being built and returns its result: `subagent/settle` listeners
+   * receive the run itself, so it must exist before the handoff starts.
+   */
   constructor(
     private readonly handle: AgentHandle,
     plan: StartPlan,
-    private readonly dispatch: Dispatch,
     rootId: string,
     private readonly feed: EventFeed,
+    handOff: (run: Run) => Promise<SubagentResult>,
   ) {
-    const child = handle.agent
-    this.id = child.id
-    const { request } = plan
-    this.#seedLength = plan.seed?.length ?? 0
+    this.id = handle.agent.id
+    this.seedLength = plan.seed?.length ?? 0
     this.#rootId = rootId
     this.#mode = plan.mode
-    // observers hear the start before anything the run does can end it
-    if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [this.info()])
-    const { signal, prompt } = request
-    // shared with every other run of the same signal: one caller may start many runs with it.
-    // The callback is written inline: a named arrow costs a rename under tsx (see README)
-    this.#detach = subscribeAbort(signal, () => {
-      this.#cancelled = true
-      child.cancel({ kind: 'parent' })
-    })
-    // an abort that landed between publication and here: the prompt is never sent
-    if (signal.aborted) {
-      this.#cancelled = true
-      this.result = this.#settle(gapAbortResult())
-    } else {
-      let sent: unknown
-      try {
-        child.followup(prompt)
-      } catch (error) {
-        sent = error ?? new SubagentError('FOLLOWUP_FAILED', 'followup failed')
-      }
-      if (sent === undefined) this.result = this.#drive()
-      else if (isDisposal(sent)) {
-        // the child's owner was disposed in the gap: a cancellation (SPEC §2.5), not a fault
-        this.#cancelled = true
-        this.result = this.#settle(readResult(child.session.events, this.#seedLength, true, englishDiagnostic))
-      } else this.result = this.#fail(sent)
-    }
-    // a result nobody awaits must not become an unhandled rejection
-    this.result.catch(() => {})
+    this.result = handOff(this)
   }
 
   get agent() {
@@ -85,6 +47,21 @@ export class Run implements SubagentRun {
 
   get isCancelled(): boolean {
     return this.#cancelled
+  }
+
+  /** Marks the run cancelled (its signal aborted, its owner went away, or it was disposed). */
+  markCancelled(): void {
+    this.#cancelled = true
+  }
+
+  holdAbort(release: () => void): void {
+    this.#releaseAbort = release
+  }
+
+  /** Idempotent: drops the abort subscription, so a later abort reaches no settled child. */
+  releaseAbort(): void {
+    this.#releaseAbort?.()
+    this.#releaseAbort = undefined
   }
 
   /** Idempotent: cancels, awaits disposal of the child and the result; rejects only if disposal failed. */
@@ -96,26 +73,14 @@ export class Run implements SubagentRun {
   events(): AsyncIterableIterator<RunEvent> {
     const { watch, sessionOf } = this.feed
     const child = this.handle.agent
-    return runEvents({ child, seedLength: this.#seedLength, depth: this.#depth(), result: this.result, watch, sessionOf })
+    return runEvents({ child, seedLength: this.seedLength, depth: this.#depth(), result: this.result, watch, sessionOf })
   }
 
-  /** Observer info for `subagent/start` and `subagent/end`. */
+  /** Observer info for `subagent/start` and `subagent/end`: run, lineage and request fields from the child's header. */
   info(result?: SubagentResult): SubagentInfo {
-    const info = this.#baseInfo()
-    if (!result) return info
-    return { ...info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
-  }
-
-  /** The child's depth, as its header (written from the plan at creation) records it. */
-  #depth(): number {
-    return this.handle.agent.session.header.delegationDepth as number
-  }
-
-  /** Run, lineage and request fields of the observer info: the child's header holds them all. */
-  #baseInfo(): SubagentInfo {
     const { id } = this
     const { parentSession, label, callId } = this.handle.agent.session.header
-    return {
+    const info: SubagentInfo = {
       runId: id,
       parentId: parentSession as string,
       childId: id,
@@ -125,48 +90,17 @@ export class Run implements SubagentRun {
       ...(label !== undefined ? { label } : {}),
       ...(callId !== undefined ? { callId } : {}),
     }
+    if (!result) return info
+    return { ...info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
   }
 
-  /** `subagent/end` for a result that rejected: every start gets its end. */
-  #emitFailedEnd(error: unknown): void {
-    const dispatch = this.dispatch
-    if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [{ ...this.#baseInfo(), error: thrownMessage(error) }])
-  }
-
-  async #drive(): Promise<SubagentResult> {
-    const child = this.handle.agent
-    await child.whenIdle()
-    return this.#settle(readResult(child.session.events, this.#seedLength, this.#cancelled, englishDiagnostic))
-  }
-
-  async #fail(error: unknown): Promise<never> {
-    this.#release()
-    this.#emitFailedEnd(error)
-    throw error
-  }
-
-  async #settle(read: SubagentResult): Promise<SubagentResult> {
-    const dispatch = this.dispatch
-    let result: SubagentResult
-    try {
-      result = dispatch.has('subagent/settle') ? await dispatch.waterfallAsync('subagent/settle', [read, this], () => read) : read
-    } catch (error) {
-      this.#emitFailedEnd(error)
-      throw error
-    } finally {
-      this.#release()
-    }
-    if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [this.info(result)])
-    return result
-  }
-
-  #release(): void {
-    this.#detach?.()
-    this.#detach = undefined
+  /** The child's depth, as its header (written from the plan at creation) records it. */
+  #depth(): number {
+    return this.handle.agent.session.header.delegationDepth as number
   }
 
   async #dispose(): Promise<void> {
-    this.#release()
+    this.releaseAbort()
     this.#cancelled = true
     const disposal = this.handle.dispose()
     await Promise.allSettled([this.result, disposal])

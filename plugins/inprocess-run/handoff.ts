@@ -1,0 +1,109 @@
+/**
+ * The handoff (SPEC §2.3–§2.5): after publication, subscribe the abort signal, send the prompt,
+ * drive the child to idle and settle its result through `subagent/settle` and `subagent/end`.
+ */
+import { subscribeAbort } from '../../lib/abort-signal.ts'
+import { SubagentError, thrownMessage } from '../../lib/errors.ts'
+import { readResult } from '../../lib/read-result.ts'
+import type { SubagentInfo, SubagentResult, SubagentRun, SubagentStartRequest } from '../../lib/types.ts'
+import { englishDiagnostic } from '../../locales/index.ts'
+import type { Dispatch } from '../host/cordis-bridge.ts'
+
+/**
+ * What the handoff reads and marks on its run: the run itself is what `subagent/settle` listeners
+ * receive, so it exists before the handoff starts and holds the state the handoff changes.
+ */
+export interface HandedOffRun extends SubagentRun {
+  /** Events of a fork seed at the head of the child's session: not part of its result. */
+  readonly seedLength: number
+  markCancelled(): void
+  /** Keeps the abort subscription's release, so `dispose()` can drop it before the result settles. */
+  holdAbort(release: () => void): void
+  releaseAbort(): void
+  /** Observer info; with a result, its stop reason and usage. */
+  info(result?: SubagentResult): SubagentInfo
+}
+
+/** True for the host's refusal of input to an agent whose disposal already started. */
+function isDisposal(error: unknown): boolean {
+  return SubagentError.is(error) && error.code === 'AGENT_DISPOSED'
+}
+
+/** The exact result of a run whose signal aborted between publication and handoff. */
+function gapAbortResult(): SubagentResult {
+  return { output: [], stopReason: 'aborted' }
+}
+
+/**
+ * Hands `request.prompt` to the published child of `run` and returns its settled result. Emits
+ * `subagent/start` first and exactly one `subagent/end` whatever happens. The promise rejects only
+ * if sending the prompt failed for another reason than the child's disposal, or a `subagent/settle`
+ * listener threw; it never rejects unobserved (a catch is attached here).
+ */
+export function handOff(run: HandedOffRun, request: SubagentStartRequest, dispatch: Dispatch): Promise<SubagentResult> {
+  const child = run.agent
+  // observers hear the start before anything the run does can end it
+  if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [run.info()])
+  const { signal, prompt } = request
+  // shared with every other run of the same signal: one caller may start many runs with it.
+  // The callback is written inline: a named arrow costs a rename under tsx (see README)
+  run.holdAbort(
+    subscribeAbort(signal, () => {
+      run.markCancelled()
+      child.cancel({ kind: 'parent' })
+    }),
+  )
+  let result: Promise<SubagentResult>
+  // an abort that landed between publication and here: the prompt is never sent
+  if (signal.aborted) {
+    run.markCancelled()
+    result = settle(run, dispatch, gapAbortResult())
+  } else {
+    let sent: unknown
+    try {
+      child.followup(prompt)
+    } catch (error) {
+      sent = error ?? new SubagentError('FOLLOWUP_FAILED', 'followup failed')
+    }
+    if (sent === undefined) result = drive(run, dispatch)
+    else if (isDisposal(sent)) {
+      // the child's owner was disposed in the gap: a cancellation (SPEC §2.5), not a fault
+      run.markCancelled()
+      result = settle(run, dispatch, readResult(child.session.events, run.seedLength, true, englishDiagnostic))
+    } else result = fail(run, dispatch, sent)
+  }
+  // a result nobody awaits must not become an unhandled rejection
+  result.catch(() => {})
+  return result
+}
+
+async function drive(run: HandedOffRun, dispatch: Dispatch): Promise<SubagentResult> {
+  const child = run.agent
+  await child.whenIdle()
+  return settle(run, dispatch, readResult(child.session.events, run.seedLength, run.isCancelled, englishDiagnostic))
+}
+
+async function fail(run: HandedOffRun, dispatch: Dispatch, error: unknown): Promise<never> {
+  run.releaseAbort()
+  emitFailedEnd(run, dispatch, error)
+  throw error
+}
+
+async function settle(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult): Promise<SubagentResult> {
+  let result: SubagentResult
+  try {
+    result = dispatch.has('subagent/settle') ? await dispatch.waterfallAsync('subagent/settle', [read, run], () => read) : read
+  } catch (error) {
+    emitFailedEnd(run, dispatch, error)
+    throw error
+  } finally {
+    run.releaseAbort()
+  }
+  if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [run.info(result)])
+  return result
+}
+
+/** `subagent/end` for a result that rejected: every start gets its end. */
+function emitFailedEnd(run: HandedOffRun, dispatch: Dispatch, error: unknown): void {
+  if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [{ ...run.info(), error: thrownMessage(error) }])
+}
