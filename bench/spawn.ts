@@ -116,6 +116,24 @@ async function setupHost(
 }
 
 /**
+ * Cycle times (µs) of two hosts, `blocks` blocks of 250 cycles each, alternating first/second so
+ * both see the same machine noise and JIT state.
+ */
+async function alternatingBlocks(
+  first: { cycle(): Promise<number> },
+  second: { cycle(): Promise<number> },
+  blocks: number,
+): Promise<[number[], number[]]> {
+  const firstTimes: number[] = []
+  const secondTimes: number[] = []
+  for (let b = 0; b < blocks; b++) {
+    for (let i = 0; i < 250; i++) firstTimes.push(await first.cycle())
+    for (let i = 0; i < 250; i++) secondTimes.push(await second.cycle())
+  }
+  return [firstTimes, secondTimes]
+}
+
+/**
  * The latency cycle on two hosts in one process, without and with TreeBudget, in alternating
  * blocks so that both see the same machine noise.
  */
@@ -129,13 +147,7 @@ async function budgetOverhead(): Promise<Record<string, number>> {
     await metered.cycle()
   }
   await fullGc()
-  const without: number[] = []
-  const withBudget: number[] = []
-  const block = 250
-  for (let b = 0; b < scale(40); b++) {
-    for (let i = 0; i < block; i++) without.push(await plain.cycle())
-    for (let i = 0; i < block; i++) withBudget.push(await metered.cycle())
-  }
+  const [without, withBudget] = await alternatingBlocks(plain, metered, scale(40))
   // the metered host must really have metered every cycle
   const counted = (metered.root as Context & { treeBudget: { usage(agent: Agent): { children: number } } }).treeBudget.usage(metered.parent).children
   if (counted !== withBudget.length + scale(1000) + 1) throw new Error(`TreeBudget counted ${counted} children`)
@@ -269,13 +281,7 @@ async function siblingsRatio(bench: Bench): Promise<Record<string, number>> {
   const alone = await setupHost()
   for (let i = 0; i < scale(1000); i++) await alone.cycle()
   await fullGc()
-  const withSiblings: number[] = []
-  const without: number[] = []
-  const block = 250
-  for (let b = 0; b < scale(12); b++) {
-    for (let i = 0; i < block; i++) without.push(await alone.cycle())
-    for (let i = 0; i < block; i++) withSiblings.push(await bench.cycle())
-  }
+  const [without, withSiblings] = await alternatingBlocks(alone, bench, scale(12))
   const p50Without = median(without)
   return {
     cycle_p50_us_without_siblings_same_process: p50Without,

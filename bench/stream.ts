@@ -9,12 +9,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context } from 'cordis'
-import { Host } from '../plugins/host/index.ts'
-import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import { SessionFiles } from '../plugins/session-files/index.ts'
 import { heapAfterGc } from './heap.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { scriptedHost } from './scripted-host.ts'
 
 const quick = process.argv.includes('--quick')
 const rounds = quick ? 3 : 9
@@ -34,9 +32,7 @@ function pieces(k: number): string[] {
 
 async function main(): Promise<void> {
   const started = performance.now()
-  const root = new Context()
-  await root.plugin(Host, { maxSteps: 32 })
-  await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
+  const root = await scriptedHost()
   const usage = { inputTokens: 16, outputTokens: 1 }
   const texts = new Map(sizes.map((k) => [k, pieces(k)]))
   const options = { agentOptions: { provider: 'scripted', model: 'bench' } }

@@ -4,11 +4,10 @@
  * sequential tools and four concurrent tools, and a bare cordis fiber create + dispose measured in
  * the same process for scale. Prints one JSON line. Run: `npm run bench:turn`.
  */
-import { Context } from 'cordis'
-import { Host } from '../plugins/host/index.ts'
-import { ScriptedModel } from '../plugins/scripted-model/index.ts'
+import type { Context } from 'cordis'
 import type { ModelRequest } from '../lib/types.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { scriptedHost } from './scripted-host.ts'
 
 const quick = process.argv.includes('--quick')
 const count = quick ? 500 : 10000
@@ -39,9 +38,7 @@ function liveFibers(root: Context): number {
 
 async function main(): Promise<void> {
   const started = performance.now()
-  const root = new Context()
-  await root.plugin(Host, { maxSteps: 32 })
-  await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
+  const root = await scriptedHost()
   const usage = { inputTokens: 16, outputTokens: 1 }
   const answer = { text: 'ok', usage }
   const calls = (name: string, n: number) => ({

@@ -1,6 +1,6 @@
-import { type Context, Service } from 'cordis'
+import type { Context } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { skipShadow } from '../cordis-bridge.ts'
+import { HostService } from '../host-service.ts'
 import type { AgentScope, HookDispatcher } from '../scope.ts'
 import { buildHeader } from '../../../lib/session-header.ts'
 import { type AppendObserver, SessionLog, validateSeed } from './session-store.ts'
@@ -26,14 +26,13 @@ declare module 'cordis' {
  * Published sessions (SPEC §1.2). A session is published with its agent and removed from memory
  * when the agent is disposed; persistence (`SessionFiles`) is a separate plugin.
  */
-export class Sessions extends Service {
+export class Sessions extends HostService {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly published = new Map<string, SessionLog>()
   private readonly observer: AppendObserver
 
   constructor(ctx: Context, dispatcher: HookDispatcher) {
-    super(ctx, 'sessions')
-    skipShadow(this)
+    super(ctx, 'sessions', dispatcher)
     // one observer shared by every published session; each session holds its agent's scope
     this.observer = (log, event) => {
       const scope = log.scope

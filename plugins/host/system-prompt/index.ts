@@ -1,6 +1,6 @@
-import { type Context, Service } from 'cordis'
+import type { Context } from 'cordis'
 import type { Agent, PromptAssembly, PromptSection } from '../../../lib/types.ts'
-import { skipShadow } from '../cordis-bridge.ts'
+import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, NameTable, type ScopedSection, scopeOf } from '../scope.ts'
 
 declare module 'cordis' {
@@ -53,16 +53,13 @@ function freezeAssembled(assembled: AssembledPrompt): AssembledPrompt {
 }
 
 /** System prompt sections and their assembly (SPEC §1.6). */
-export class SystemPrompt extends Service {
+export class SystemPrompt extends HostService {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly globals = new NameTable<ScopedSection>()
   private globalCache?: AssembledPrompt
-  private readonly dispatcher: HookDispatcher
 
   constructor(ctx: Context, dispatcher: HookDispatcher) {
-    super(ctx, 'systemPrompt')
-    skipShadow(this)
-    this.dispatcher = dispatcher
+    super(ctx, 'systemPrompt', dispatcher)
   }
 
   /**

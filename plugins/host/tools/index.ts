@@ -1,4 +1,4 @@
-import { type Context, Service } from 'cordis'
+import type { Context } from 'cordis'
 import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
 import { compileSchema } from '../../../lib/json-validation.ts'
 import type {
@@ -11,7 +11,7 @@ import type {
   ToolResult,
   ToolSchema,
 } from '../../../lib/types.ts'
-import { skipShadow } from '../cordis-bridge.ts'
+import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, type ScopedTool, scopeOf } from '../scope.ts'
 import { errorResult, runPipeline } from './pipeline.ts'
 
@@ -118,7 +118,7 @@ function isAvailable(tool: ScopedTool, agent: Agent | undefined): boolean {
  * Tool registry and execution pipeline (SPEC §1.5). Registrations through an agent's context are
  * scoped to that agent and shadow global tools of the same name for it.
  */
-export class Tools extends Service {
+export class Tools extends HostService {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly globals = new Map<string, ScopedTool>()
   private readonly globalGuards: ToolGuard[] = []
@@ -127,12 +127,9 @@ export class Tools extends Service {
   private conditional = 0
   private globalSchemas?: readonly ToolSchema[]
   private readonly scopedSchemas = new WeakMap<AgentScope, { key: string; schemas: readonly ToolSchema[] }>()
-  private readonly dispatcher: HookDispatcher
 
   constructor(ctx: Context, dispatcher: HookDispatcher) {
-    super(ctx, 'tools')
-    skipShadow(this)
-    this.dispatcher = dispatcher
+    super(ctx, 'tools', dispatcher)
   }
 
   /**
