@@ -1,10 +1,9 @@
 import { expect } from 'chai'
-import { createHost } from '../support/harness.ts'
-import '../support/unhandled.ts'
+import { scene } from '../support/scene.ts'
 
 describe('ToolDefinition.available (SPEC §9)', () => {
   it('hides a tool whose available says no from schemas, lookup and execution, asking each time', async () => {
-    const host = await createHost()
+    const host = await scene()
     const agent = await host.agent()
     let open = false
     const asked: string[] = []
@@ -29,7 +28,7 @@ describe('ToolDefinition.available (SPEC §9)', () => {
   })
 
   it('hides a tool whose available throws', async () => {
-    const host = await createHost()
+    const host = await scene()
     const agent = await host.agent()
     host.root.tools.register({
       name: 'broken',
@@ -44,7 +43,7 @@ describe('ToolDefinition.available (SPEC §9)', () => {
   })
 
   it('rejects an available that is not a function, naming the tool', async () => {
-    const host = await createHost()
+    const host = await scene()
     expect(() =>
       host.root.tools.register({ name: 'odd', description: 'o', parameters: { type: 'object' }, available: true as never, execute: () => 1 }),
     ).to.throw(TypeError, 'tool "odd" available must be a function')

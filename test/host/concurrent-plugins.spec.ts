@@ -10,10 +10,9 @@ import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import StructuredOutput, { alreadyRecorded } from '../../plugins/structured-output/index.ts'
 import SubagentTool from '../../plugins/subagent-tool/index.ts'
 import { CANCELLED_HEADING } from '../../plugins/subagent-tool/outcome.ts'
-import { createHost, type TestHost } from '../support/harness.ts'
-import { installInvariants, type Invariants } from '../support/invariants.ts'
+import type { Invariants } from '../support/invariants.ts'
+import { type Scene, scene } from '../support/scene.ts'
 import { drain, gatedTool } from './gated-tool.ts'
-import '../support/unhandled.ts'
 
 type ToolResultEvent = SessionEventData['tool/result']
 
@@ -26,7 +25,7 @@ function textOf(event: ToolResultEvent): string {
 }
 
 interface FanOut {
-  host: TestHost
+  host: Scene
   invariants: Invariants
   parent: Agent
   disposeParent(): Promise<void>
@@ -48,11 +47,8 @@ function promptOf(request: ModelRequest): string {
  * done`; each child's model waits at a gate (or for its signal) and then answers `answer to <prompt>`.
  */
 async function fanOut(prompts: string[]): Promise<FanOut> {
-  const host = await createHost()
-  const { root } = host
-  await root.plugin(InProcessRun)
-  await root.plugin(SubagentTool, {} as SubagentTool.Config)
-  const invariants = installInvariants(root)
+  const host = await scene({ plugins: [InProcessRun, [SubagentTool, {} as SubagentTool.Config]] })
+  const { root, invariants } = host
   const waiting = new Map<string, () => void>()
   const waiters: { count: number; resolve: () => void }[] = []
   let parentId = ''
@@ -102,19 +98,16 @@ async function fanOut(prompts: string[]): Promise<FanOut> {
       invariants.check()
       expect(host.snapshot()).to.deep.equal(baseline)
       unregister()
-      invariants.dispose()
     },
   }
 }
 
 describe('concurrent tool calls with the driver plugins (SPEC §8.1)', () => {
   it('declares subagent concurrent, structured_output and run_code not', async () => {
-    const host = await createHost()
+    const host = await scene({
+      plugins: [InProcessRun, StructuredOutput, [SubagentTool, {} as SubagentTool.Config], [CodeMode, {} as CodeMode.Config]],
+    })
     const { root } = host
-    await root.plugin(InProcessRun)
-    await root.plugin(StructuredOutput)
-    await root.plugin(SubagentTool, {} as SubagentTool.Config)
-    await root.plugin(CodeMode, {} as CodeMode.Config)
     const { agent: parent } = await root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
     root.scripted.push('hang')
     const run = await root.inprocessRun.spawn({
@@ -166,13 +159,10 @@ describe('concurrent tool calls with the driver plugins (SPEC §8.1)', () => {
   })
 
   it('holds structured_output until a concurrent batch finished, then denies every later call', async () => {
-    const host = await createHost()
-    const { root } = host
-    await root.plugin(InProcessRun)
-    await root.plugin(StructuredOutput)
+    const host = await scene({ plugins: [InProcessRun, StructuredOutput] })
+    const { root, invariants } = host
     const gated = gatedTool({ concurrent: true })
     root.tools.register(gated.definition)
-    const invariants = installInvariants(root)
     const baseline = host.snapshot()
     const handle = await root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
     const capture = { id: 'capture', name: 'structured_output', arguments: '{"answer":7}' }

@@ -1,6 +1,5 @@
 import { expect } from 'chai'
 import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
-import { createHost } from '../support/harness.ts'
 import { lastOf, nextEvent, scene, typesOf } from '../support/scene.ts'
 
 const echo = {
@@ -485,7 +484,7 @@ describe('agent loop: agent/turn-stop (SPEC §1.4 step 6)', () => {
 
 describe('agent loop: an adapter that ignores its signal', () => {
   it('still ends a cancelled turn at once, as aborted', async () => {
-    const host = await createHost()
+    const host = await scene()
     let release!: () => void
     const never = new Promise<void>((resolve) => (release = resolve))
     host.root.models.register('stubborn', {

@@ -1,7 +1,6 @@
 import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { Agent, PromptAssembly, PromptSection } from '../../lib/types.ts'
-import { createHost } from '../support/harness.ts'
 import { scene } from '../support/scene.ts'
 
 type Next = () => PromptAssembly
@@ -238,7 +237,7 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
 
 describe('sections of one name from several plugins', () => {
   it('never revives a removed section, whatever the removal order', async () => {
-    const host = await createHost()
+    const host = await scene()
     const agent = await host.agent()
     const plugin = (text: string) => ({
       inject: ['systemPrompt'],

@@ -2,7 +2,6 @@ import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { PreExecuteDecision, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { scene } from '../support/scene.ts'
-import { createHost } from '../support/harness.ts'
 
 const objectSchema = { type: 'object' }
 
@@ -580,7 +579,7 @@ describe('tools in a turn (SPEC §1.5)', () => {
 
 describe('tools.register: parameters ajv cannot compile', () => {
   it('rejects the registration with the compiler message', async () => {
-    const host = await createHost()
+    const host = await scene()
     expect(() =>
       host.root.tools.register({
         name: 'broken',

@@ -24,9 +24,7 @@ describe('lineage', () => {
   let host: FilesHost
 
   beforeEach(async () => {
-    host = await createFilesHost()
-    await host.root.plugin(InProcessRun)
-    await host.root.plugin(SubagentTool, {} as SubagentTool.Config)
+    host = await createFilesHost(undefined, {}, [InProcessRun, [SubagentTool, {} as SubagentTool.Config]])
     host.root.models.register(
       'tree',
       treeModel({
@@ -38,10 +36,8 @@ describe('lineage', () => {
     )
   })
 
-  afterEach(() => host.close())
-
   it('rebuilds the whole tree from a folder of session files alone', async () => {
-    const { agent: root } = await host.root.agents.create({ agentOptions: { provider: 'tree', model: 'm' } })
+    const { agent: root } = await host.create({ agentOptions: { provider: 'tree', model: 'm' } })
     root.followup('delegate')
     await root.whenIdle()
     await host.files.flush()
@@ -56,9 +52,9 @@ describe('lineage', () => {
 
   it('carries the root id on subagent/start and subagent/end of every depth', async () => {
     const infos: SubagentInfo[] = []
-    host.root.on('subagent/start', (info) => void infos.push(info))
-    host.root.on('subagent/end', (info) => void infos.push(info))
-    const { agent: root } = await host.root.agents.create({ agentOptions: { provider: 'tree', model: 'm' } })
+    host.on('subagent/start', (info) => void infos.push(info))
+    host.on('subagent/end', (info) => void infos.push(info))
+    const { agent: root } = await host.create({ agentOptions: { provider: 'tree', model: 'm' } })
     root.followup('delegate')
     await root.whenIdle()
     expect(infos).to.have.length(6)
@@ -71,7 +67,7 @@ describe('lineage', () => {
   })
 
   it('keeps label and callId through a resume', async () => {
-    const { agent: root } = await host.root.agents.create({ agentOptions: { provider: 'tree', model: 'm' } })
+    const { agent: root } = await host.create({ agentOptions: { provider: 'tree', model: 'm' } })
     root.followup('delegate')
     await root.whenIdle()
     const childId = (await readdir(host.dir))

@@ -20,9 +20,8 @@ import StructuredOutput, {
   STRUCTURED_OUTPUT_INSTRUCTION,
 } from '../../plugins/structured-output/index.ts'
 import SubagentTool, { incompleteHeadings, toolParameters, toToolResult } from '../../plugins/subagent-tool/index.ts'
-import { createHost, type TestHost } from '../support/harness.ts'
-import { installInvariants } from '../support/invariants.ts'
-import '../support/unhandled.ts'
+import type { TestHost } from '../support/harness.ts'
+import { type Scene, scene } from '../support/scene.ts'
 
 /** Every path in `dictionary`: a text as `a.b`, a section as `a.b/`, so a text/section clash counts too. */
 function walk(dictionary: Dictionary, prefix = ''): string[] {
@@ -117,35 +116,32 @@ const answerSchema: JsonSchema = {
   additionalProperties: false,
 }
 
-interface Scene {
-  host: TestHost
+interface DriverScene {
+  host: Scene
   /** Runs `body` with a parent agent, then disposes it and checks invariants and the leak baseline. */
   withParent(body: (parent: Awaited<ReturnType<TestHost['agent']>>) => Promise<void>): Promise<void>
 }
 
-async function scene(plugins: [Plugin, unknown][]): Promise<Scene> {
-  const host = await createHost()
-  await host.root.plugin(InProcessRun)
-  for (const [plugin, config] of plugins) await host.root.plugin(plugin, config as never)
-  const invariants = installInvariants(host.root)
+async function driverScene(plugins: [Plugin, unknown][]): Promise<DriverScene> {
+  const host = await scene({ plugins: [InProcessRun, ...plugins], scriptUsedUp: true })
+  const { invariants } = host
   return {
     host,
     async withParent(body) {
       const baseline = host.snapshot()
-      const handle = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
+      const handle = await host.create()
       await body(handle.agent)
       await handle.dispose()
       invariants.check()
       expect(host.scripted.pending, 'unused script entries').to.equal(0)
       expect(host.snapshot()).to.deep.equal(baseline)
-      invariants.dispose()
     },
   }
 }
 
 /** One structured child answering `{answer: 1}`: the child's request and its tool results. */
 async function captureOnce(config: StructuredOutput.Config): Promise<{ tools: readonly ToolSchema[]; system: string; results: string[] }> {
-  const { host, withParent } = await scene([[StructuredOutput, config]])
+  const { host, withParent } = await driverScene([[StructuredOutput, config]])
   let seen: { tools: readonly ToolSchema[]; system: string; results: string[] } | undefined
   await withParent(async (parent) => {
     host.scripted.push({ toolCalls: [{ name: 'structured_output', arguments: { answer: 1 } }] })
@@ -191,7 +187,7 @@ describe('locale selection: StructuredOutput', () => {
 
 describe('locale selection: SubagentTool', () => {
   it('shows the parent model the tool description and parameters in the configured locale', async () => {
-    const { host, withParent } = await scene([[SubagentTool, { locale: 'zh-CN' }]])
+    const { host, withParent } = await driverScene([[SubagentTool, { locale: 'zh-CN' }]])
     await withParent(async (parent) => {
       host.scripted.push({ text: 'no delegation' })
       parent.followup('hello')
@@ -203,7 +199,7 @@ describe('locale selection: SubagentTool', () => {
   })
 
   it('reports an unfinished child to the parent model in the configured locale', async () => {
-    const { host, withParent } = await scene([[SubagentTool, { locale: 'zh-CN' }]])
+    const { host, withParent } = await driverScene([[SubagentTool, { locale: 'zh-CN' }]])
     let reported: string | undefined
     await withParent(async (parent) => {
       parent.ctx.on('tools/result', (exec, result) => {

@@ -18,10 +18,6 @@ describe('SessionFiles concurrent writes', () => {
     host = await createFilesHost()
   })
 
-  afterEach(async () => {
-    await host.close()
-  })
-
   it('writes each of several concurrently running agents to its own file without interleaving', async () => {
     const release = host.root.tools.register({
       name: 'echo',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { expect } from 'chai'
 import { SessionFiles } from '../../plugins/session-files/index.ts'
-import { createHost } from '../support/harness.ts'
+import { scene } from '../support/scene.ts'
 
 describe('SessionFiles config', () => {
   let dir: string
@@ -17,8 +17,8 @@ describe('SessionFiles config', () => {
   })
 
   it('requires dir', async () => {
-    const host = await createHost()
-    const error = await Promise.resolve(host.root.plugin(SessionFiles, {} as SessionFiles.Config)).then(
+    const host = await scene()
+    const error = await Promise.resolve(host.load(SessionFiles, {} as SessionFiles.Config)).then(
       () => expect.fail('the plugin loaded'),
       (reason: Error) => reason,
     )
@@ -27,9 +27,9 @@ describe('SessionFiles config', () => {
   })
 
   it('fails its load when the folder cannot be created', async () => {
-    const host = await createHost()
+    const host = await scene()
     await writeFile(join(dir, 'file'), '')
-    const error = await Promise.resolve(host.root.plugin(SessionFiles, { dir: join(dir, 'file', 'sessions') })).then(
+    const error = await Promise.resolve(host.load(SessionFiles, { dir: join(dir, 'file', 'sessions') })).then(
       () => expect.fail('the plugin loaded'),
       (reason: NodeJS.ErrnoException) => reason,
     )
@@ -37,7 +37,7 @@ describe('SessionFiles config', () => {
   })
 
   it('resolves a relative dir against the working directory', async () => {
-    const host = await createHost()
+    const host = await scene()
     const target = join(dir, 'sessions')
     const fiber = host.root.plugin(SessionFiles, { dir: relative(process.cwd(), target) })
     await fiber

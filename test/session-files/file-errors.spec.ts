@@ -27,10 +27,6 @@ describe('session file validation on resume', () => {
     host = await createFilesHost()
   })
 
-  afterEach(async () => {
-    await host.close()
-  })
-
   async function rejection(id: string): Promise<Error> {
     return host.root.agents.resume(id, { agentOptions: scriptedOptions }).then(
       () => expect.fail('resume fulfilled'),

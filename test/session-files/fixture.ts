@@ -1,6 +1,7 @@
 /**
- * A test host with `SessionFiles` on a temp folder, the host invariants installed, and readers for
- * the files it writes.
+ * A test scene with `SessionFiles` on a temp folder, and readers for the files it writes. The
+ * scene closes it after each test (invariants and baseline checked after every passing test); the
+ * folder is removed then when this host made it.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,74 +10,62 @@ import { expect } from 'chai'
 import type { Context, Fiber } from 'cordis'
 import type { Agent, SessionEvent } from '../../lib/types.ts'
 import { SessionFiles } from '../../plugins/session-files/index.ts'
-import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
-import { installInvariants, type Invariants } from '../support/invariants.ts'
+import { type Scene, type ScenePlugin, scene } from '../support/scene.ts'
 
 export const scriptedOptions = { provider: 'scripted', model: 'test' }
 
-export interface FilesHost extends TestHost {
+export interface FilesHost extends Scene {
   dir: string
   files: SessionFiles
+  /** The fiber of `SessionFiles`. */
   fiber: Fiber
-  invariants: Invariants
-  /** Taken after the plugin and the invariants were installed, before any agent. */
-  baseline: Snapshot
   /** The file's text. */
   text(id: string): Promise<string>
   /** The file's lines, parsed (the empty segment after the final `\n` left out). */
   lines(id: string): Promise<unknown[]>
   /** After a flush: invariants hold, the host is back at its baseline and no writer is left. */
   expectClean(): Promise<void>
-  /** Disposes every live agent and unloads the plugin; removes the folder if this host made it. */
-  close(): Promise<void>
 }
 
 /**
  * A fresh temp folder, or `dir` (shared with another host: a later process on the same files);
- * `config` adds to the plugin's config.
+ * `config` adds to the plugin's config; `plugins` load after it, before the baseline.
  */
-export async function createFilesHost(dir?: string, config: Partial<SessionFiles.Config> = {}): Promise<FilesHost> {
+export async function createFilesHost(
+  dir?: string,
+  config: Partial<SessionFiles.Config> = {},
+  plugins: readonly ScenePlugin[] = [],
+): Promise<FilesHost> {
   const owned = dir === undefined
   const folder = dir ?? (await mkdtemp(join(tmpdir(), 'session-files-')))
-  let host: TestHost
-  let fiber: Fiber
+  const removeFolder = () => (owned ? rm(folder, { recursive: true, force: true }) : undefined)
+  let host: Scene
   try {
-    host = await createHost()
-    fiber = host.root.plugin(SessionFiles, { ...config, dir: folder })
-    await fiber
+    host = await scene({ plugins: [[SessionFiles, { ...config, dir: folder }], ...plugins] })
   } catch (error) {
-    if (owned) await rm(folder, { recursive: true, force: true })
+    await removeFolder()
     throw error
   }
-  const invariants = installInvariants(host.root)
-  const baseline = host.snapshot()
+  host.defer(removeFolder)
   const files = host.root.sessionFiles
   const text = (id: string) => readFile(join(folder, `${id}.jsonl`), 'utf8')
-  return {
-    ...host,
+  // the scene itself, not a copy: a test that unloads the plugin for good repoints its `baseline`
+  return Object.assign(host, {
     dir: folder,
     files,
-    fiber,
-    invariants,
-    baseline,
+    fiber: host.fibers[0]!,
     text,
-    async lines(id) {
+    async lines(id: string) {
       const content = await text(id)
       return content.split('\n').slice(0, -1).map((line) => JSON.parse(line))
     },
     async expectClean() {
       await files.flush()
-      invariants.check()
-      expect(host.snapshot()).to.deep.equal(baseline)
+      host.invariants.check()
+      expect(host.snapshot()).to.deep.equal(host.baseline)
       expect(files.tracked()).to.deep.equal([])
     },
-    async close() {
-      await host.root.agents.disposeAll()
-      await fiber.dispose()
-      invariants.dispose()
-      if (owned) await rm(folder, { recursive: true, force: true })
-    },
-  }
+  })
 }
 
 /** The lines a session's file should hold: the header line, then one per event. */

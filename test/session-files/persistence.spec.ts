@@ -12,10 +12,6 @@ describe('SessionFiles persistence', () => {
     host = await createFilesHost()
   })
 
-  afterEach(async () => {
-    await host.close()
-  })
-
   it('writes the header line, then one line per event of a finished turn', async () => {
     const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
     host.scripted.push({ text: 'hi there', usage: { inputTokens: 3, outputTokens: 2 } })
@@ -107,12 +103,14 @@ describe('SessionFiles persistence', () => {
     handle.agent.followup('hello')
     await handle.agent.whenIdle()
     await host.fiber.dispose()
+    host.baseline = host.snapshots[0]!
     expect(await host.lines(handle.agent.id)).to.deep.equal(expectedLines(handle.agent))
     await handle.dispose()
   })
 
   it('adopts agents that were published before it loaded', async () => {
     await host.fiber.dispose()
+    host.baseline = host.snapshots[0]!
     const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
     host.scripted.push({ text: 'before' })
     handle.agent.followup('hello')
@@ -209,6 +207,7 @@ describe('SessionFiles persistence', () => {
 
   it('creates its folder when it is missing', async () => {
     await host.fiber.dispose()
+    host.baseline = host.snapshots[0]!
     const dir = join(host.dir, 'nested', 'sessions')
     const fiber = host.root.plugin(SessionFiles, { dir })
     await fiber

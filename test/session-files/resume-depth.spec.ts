@@ -14,8 +14,7 @@ describe('a resumed child keeps its delegation depth', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'session-files-'))
     // the first host plays a process that ran a child and exited; the second resumes it
-    const first = await createFilesHost(dir)
-    await first.root.plugin(InProcessRun)
+    const first = await createFilesHost(dir, {}, [InProcessRun])
     const parent = await first.agent()
     first.scripted.push({ text: 'child answer' })
     const run = await first.root.inprocessRun.spawn({ parent, prompt: 'task', signal: new AbortController().signal, maxDepth: 2 })
@@ -23,14 +22,9 @@ describe('a resumed child keeps its delegation depth', () => {
     expect(run.agent.session.header.delegationDepth).to.equal(1)
     childId = run.id
     await run.dispose()
-    await first.close()
-    host = await createFilesHost(dir)
-    await host.root.plugin(InProcessRun)
-  })
-
-  afterEach(async () => {
-    await host.close()
-    await rm(dir, { recursive: true, force: true })
+    await first.end()
+    host = await createFilesHost(dir, {}, [InProcessRun])
+    host.defer(() => rm(dir, { recursive: true, force: true }))
   })
 
   it('rejects a grandchild beyond maxDepth 1 with SubagentDepthError', async () => {

@@ -26,11 +26,6 @@ describe('agents.resume with SessionFiles', () => {
     host = await createFilesHost(first.dir)
   })
 
-  afterEach(async () => {
-    await host.close()
-    await first.close()
-  })
-
   it('publishes the stored agent with the same id, header and events', async () => {
     const { agent: stored } = await storeOneTurn(first)
     const handle = await host.root.agents.resume(stored.id, { agentOptions: scriptedOptions })
@@ -112,10 +107,6 @@ describe('append validation and the session file (issue 9)', () => {
     host = await createFilesHost()
   })
 
-  afterEach(async () => {
-    await host.close()
-  })
-
   for (const [label, data] of [
     ['undefined', undefined],
     ['a Date', { when: new Date(0) }],
@@ -147,11 +138,6 @@ describe('SessionFiles among several session stores (issue 9)', () => {
   beforeEach(async () => {
     first = await createFilesHost()
     host = await createFilesHost(first.dir)
-  })
-
-  afterEach(async () => {
-    await host.close()
-    await first.close()
   })
 
   it('lets a later store answer a session it has no file for', async () => {

@@ -2,14 +2,12 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import SubagentTool, { TOOL_DESCRIPTION, TOOL_PARAMETERS } from '../../plugins/subagent-tool/index.ts'
-import { createHost } from '../support/harness.ts'
-import { installInvariants } from '../support/invariants.ts'
+import { scene } from '../support/scene.ts'
 import { createFixture, delegate, textOf } from './fixture.ts'
 
-async function driverHost() {
-  const host = await createHost()
-  await host.root.plugin(InProcessRun)
-  return host
+/** A scene with the driver loaded; each test loads SubagentTool itself, through `load`. */
+function driverHost() {
+  return scene({ plugins: [InProcessRun] })
 }
 
 describe('SubagentTool plugin', () => {
@@ -41,7 +39,7 @@ describe('SubagentTool plugin', () => {
   it('removes the tool when unloaded', async () => {
     const host = await driverHost()
     const baseline = host.snapshot()
-    const fiber = host.root.plugin(SubagentTool)
+    const fiber = host.load(SubagentTool)
     await fiber
     expect(host.root.tools.get('subagent')).to.not.equal(undefined)
     await fiber.dispose()
@@ -51,7 +49,7 @@ describe('SubagentTool plugin', () => {
 
   it('registers the tool again with the new settings on a config update', async () => {
     const host = await driverHost()
-    const fiber = host.root.plugin(SubagentTool)
+    const fiber = host.load(SubagentTool)
     await fiber
     fiber.update({ description: 'Updated description.' } as SubagentTool.Config)
     await fiber
@@ -61,8 +59,8 @@ describe('SubagentTool plugin', () => {
 
   it('rejects a negative maxDepth in its config', async () => {
     const host = await driverHost()
-    const fiber = host.root.plugin(SubagentTool, { maxDepth: -1 } as SubagentTool.Config)
-    const error = await fiber.then(
+    const fiber = host.load(SubagentTool, { maxDepth: -1 } as SubagentTool.Config)
+    const error = await Promise.resolve(fiber).then(
       () => undefined,
       (reason: unknown) => reason,
     )
@@ -72,9 +70,9 @@ describe('SubagentTool plugin', () => {
 
   it('finishes a call in flight when the plugin is unloaded during it', async () => {
     const host = await driverHost()
-    const invariants = installInvariants(host.root)
+    const invariants = host.invariants
     const baseline = host.snapshot()
-    const fiber = host.root.plugin(SubagentTool)
+    const fiber = host.load(SubagentTool)
     await fiber
     const handle = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })
     const parent = handle.agent
@@ -99,6 +97,5 @@ describe('SubagentTool plugin', () => {
     await handle.dispose()
     invariants.check()
     expect(host.snapshot()).to.deep.equal(baseline)
-    invariants.dispose()
   })
 })

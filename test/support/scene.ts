@@ -68,8 +68,25 @@ const opened = new Set<OpenScene>()
 
 export async function scene(options: SceneOptions = {}): Promise<Scene> {
   const host = await createHost(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps })
-  const invariants = installInvariants(host.root)
+  const installed = installInvariants(host.root)
   const snapshots: Snapshot[] = [host.snapshot()]
+  let isObserving = true
+  const invariants: Invariants = {
+    get violations() {
+      return installed.violations
+    },
+    check: () => installed.check(),
+    // a test that switches the observer off (a scenario it would flag on purpose) takes its listeners
+    // out of every snapshot the close compares with
+    dispose() {
+      if (!isObserving) return
+      isObserving = false
+      const before = host.snapshot().listeners
+      installed.dispose()
+      const removed = before - host.snapshot().listeners
+      for (const snapshot of new Set([...snapshots, result.baseline])) snapshot.listeners -= removed
+    },
+  }
   const fibers: Fiber[] = []
   const plugins: Plugin[] = []
   const handles: AgentHandle[] = []
@@ -111,7 +128,8 @@ export async function scene(options: SceneOptions = {}): Promise<Scene> {
     if (check && isHostLoaded && !failures.length) {
       await attempt(() => expect(host.snapshot(), 'the host after unloading the scene plugins').to.deep.equal(snapshots[0]))
     }
-    invariants.dispose()
+    if (isObserving) installed.dispose()
+    isObserving = false
     for (const cleanup of deferred.reverse()) await attempt(cleanup)
     if (check && failures.length) throw failures[0]
   }

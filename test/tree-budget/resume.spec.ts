@@ -8,10 +8,7 @@ import { createFilesHost, type FilesHost, scriptedOptions } from '../session-fil
 
 /** A host playing one process: session files in `dir`, the driver, and TreeBudget with `config`. */
 async function budgetProcess(dir: string, config: TreeBudget.Config): Promise<FilesHost> {
-  const host = await createFilesHost(dir)
-  await host.root.plugin(InProcessRun)
-  await host.root.plugin(TreeBudget, config)
-  return host
+  return createFilesHost(dir, {}, [InProcessRun, [TreeBudget, config]])
 }
 
 describe('TreeBudget across resume (SPEC §9)', () => {
@@ -36,7 +33,7 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     const childId = run.id
     await run.dispose()
     await first.files.flush()
-    await first.close()
+    await first.end()
 
     const second = await budgetProcess(dir, { maxTokens: 100 })
     const handle = await second.root.agents.resume(childId, { agentOptions: scriptedOptions })
@@ -44,7 +41,7 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     expect(second.root.treeBudget.remaining(handle.agent).tokens).to.equal(25)
     expect(second.root.treeBudget.usage(handle.agent)).to.deep.equal({ inputTokens: 40, outputTokens: 5, modelRequests: 1, children: 0 })
     await handle.dispose()
-    await second.close()
+    await second.end()
   })
 
   it('keeps a resumed child inside the reservation it was started with', async () => {
@@ -56,13 +53,13 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     const childId = run.id
     await run.dispose()
     await first.files.flush()
-    await first.close()
+    await first.end()
 
     const second = await budgetProcess(dir, {})
     const handle = await second.root.agents.resume(childId, { agentOptions: scriptedOptions })
     expect(second.root.treeBudget.remaining(handle.agent).tokens).to.equal(10)
     await handle.dispose()
-    await second.close()
+    await second.end()
   })
 
   it("restores a resumed parent's subtree usage from the records of its settled children", async () => {
@@ -74,14 +71,14 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     await run.dispose()
     const middleId = parent.id
     await first.files.flush()
-    await first.close()
+    await first.end()
 
     const second = await budgetProcess(dir, { maxChildren: 3 })
     const handle = await second.root.agents.resume(middleId, { agentOptions: scriptedOptions })
     expect(second.root.treeBudget.usage(handle.agent)).to.deep.equal({ inputTokens: 7, outputTokens: 3, modelRequests: 1, children: 1 })
     expect(second.root.treeBudget.remaining(handle.agent).children).to.equal(2)
     await handle.dispose()
-    await second.close()
+    await second.end()
   })
 
   it('counts a resumed child of a live parent once: its past stays counted, its new messages add', async () => {
@@ -101,7 +98,7 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     expect(host.root.treeBudget.usage(parent)).to.deep.equal({ inputTokens: 13, outputTokens: 3, modelRequests: 2, children: 1 })
     expect(host.root.treeBudget.usage(handle.agent)).to.deep.equal({ inputTokens: 13, outputTokens: 3, modelRequests: 2, children: 0 })
     await handle.dispose()
-    await host.close()
+    await host.end()
   })
 })
 
