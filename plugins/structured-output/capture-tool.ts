@@ -3,7 +3,7 @@
  * arguments against the requested schema before the body runs (`invalid arguments: <v1>; <v2>`,
  * code `INVALID_ARGS`), so the body only stages an already-valid value.
  */
-import type { ErrorCode } from '../../lib/errors.ts'
+import { type ErrorCode, SubagentError } from '../../lib/errors.ts'
 import { formatInvalidArguments, JsonDepthError, toFrozenJson } from '../../lib/json-validation.ts'
 import type { Agent, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
@@ -90,7 +90,7 @@ export type StateOf = (agent: Agent | undefined) => CaptureState | undefined
 export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never, exec: ToolExecution) => ToolResult {
   return (args, exec) => {
     const state = stateOf(exec.agent)
-    if (state === undefined) throw new Error(`${STRUCTURED_OUTPUT_TOOL} was called for an agent started without an output schema`)
+    if (state === undefined) throw new SubagentError('TOOL_FAILED', `${STRUCTURED_OUTPUT_TOOL} was called for an agent started without an output schema`)
     // decided here, while the result can still tell the model: concurrent nested captures
     // (`Promise.all` in Code Mode) would otherwise all report success and all but one be dropped
     let value: JsonValue
