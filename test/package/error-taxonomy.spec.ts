@@ -106,6 +106,16 @@ describe('error taxonomy', () => {
     }
   })
 
+  it('throws no plain Error from the product sources: every fault is a named class with a code', () => {
+    const plain = sources.flatMap(({ file, text }) =>
+      text
+        .split('\n')
+        .filter((line) => /\bnew Error\(/.test(line) && !line.trimStart().startsWith('//') && !line.trimStart().startsWith('*'))
+        .map((line) => `${file}: ${line.trim()}`),
+    )
+    expect(plain).to.deep.equal([])
+  })
+
   it('holds each code once', () => {
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length)
   })
