@@ -1,20 +1,6 @@
 import { expect } from 'chai'
 import type { CreateAgentOptions } from '../../lib/types.ts'
-import { scene } from '../support/scene.ts'
-
-/** Calls `entry` and returns its rejection; a synchronous throw fails the test. */
-async function rejectionOf(entry: () => Promise<unknown>): Promise<Error> {
-  let promise: Promise<unknown> | undefined
-  expect(() => {
-    promise = entry()
-  }).not.to.throw()
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a rejection')
-}
+import { asyncRejectionOf, scene } from '../support/scene.ts'
 
 function throwingGetter(key: string, message: string): CreateAgentOptions {
   return Object.defineProperty({}, key, {
@@ -27,14 +13,14 @@ function throwingGetter(key: string, message: string): CreateAgentOptions {
 describe('agents.create and agents.resume: malformed options', () => {
   it('rejects create options whose owner getter throws, naming the field', async () => {
     const s = await scene()
-    const error = await rejectionOf(() => s.root.agents.create(throwingGetter('owner', 'no owner')))
+    const error = await asyncRejectionOf(() => s.root.agents.create(throwingGetter('owner', 'no owner')))
     expect(error).to.be.instanceOf(TypeError)
     expect(error.message).to.equal('agent create options owner could not be read: no owner')
   })
 
   it('rejects create options whose signal getter throws, naming the field', async () => {
     const s = await scene()
-    const error = await rejectionOf(() => s.root.agents.create(throwingGetter('signal', 'no signal')))
+    const error = await asyncRejectionOf(() => s.root.agents.create(throwingGetter('signal', 'no signal')))
     expect(error.message).to.equal('agent create options signal could not be read: no signal')
   })
 
@@ -42,7 +28,7 @@ describe('agents.create and agents.resume: malformed options', () => {
     const s = await scene()
     const asked: string[] = []
     s.on('session/load', (id) => void asked.push(id))
-    const error = await rejectionOf(() => s.root.agents.resume('some-id', null as unknown as CreateAgentOptions))
+    const error = await asyncRejectionOf(() => s.root.agents.resume('some-id', null as unknown as CreateAgentOptions))
     expect(error).to.be.instanceOf(TypeError)
     expect(error.message).to.equal('agent resume options must be an object')
     expect(asked).to.deep.equal([])

@@ -1,20 +1,11 @@
 import { expect } from 'chai'
 import type { ExecuteRequest, ToolExecution } from '../../lib/types.ts'
-import { scene } from '../support/scene.ts'
+import { rejectionOf, scene } from '../support/scene.ts'
 
 const objectSchema = { type: 'object' }
 
 function tool(name: string, execute: (args: never, exec: ToolExecution) => unknown = () => `${name} ran`) {
   return { name, description: `The ${name} tool.`, parameters: objectSchema, execute }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('tools.execute: a disposed agent', () => {
@@ -79,7 +70,7 @@ describe('tools.execute: a malformed request', () => {
       expect(() => {
         promise = s.root.tools.execute(request as ExecuteRequest)
       }).not.to.throw()
-      const error = await rejection(promise!)
+      const error = await rejectionOf(promise!)
       expect(error).to.be.instanceOf(TypeError)
       expect(error.message).to.equal(message)
     })

@@ -2,21 +2,13 @@ import { expect } from 'chai'
 import { SubagentDepthError } from '../../lib/errors.ts'
 import type { SubagentStartRequest } from '../../lib/types.ts'
 import { createDriverHost, type DriverHost } from '../support/driver.ts'
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a rejection')
-}
+import { rejectionOf } from '../support/scene.ts'
 
 /** Starts with one `subagent/prepare` listener that calls `plan.capDepth(cap)`; removes it after. */
 async function startCapped(host: DriverHost, cap: unknown, extra: Partial<SubagentStartRequest> = {}): Promise<Error> {
   const off = host.on('subagent/prepare', (plan) => plan.capDepth(cap as number))
   try {
-    return await rejection(host.root.inprocessRun.spawn(host.request(extra)))
+    return await rejectionOf(host.root.inprocessRun.spawn(host.request(extra)))
   } finally {
     off()
   }
@@ -63,7 +55,7 @@ describe('InProcessRun depth cap verb: plan.capDepth (subagent/prepare)', () => 
       plan.capDepth(3)
       seen.push(plan.depthCap)
     })
-    const error = await rejection(host.root.inprocessRun.spawn(host.request()))
+    const error = await rejectionOf(host.root.inprocessRun.spawn(host.request()))
     expect(seen).to.deep.equal([0])
     expect(error.message).to.equal('subagent depth 1 exceeds maxDepth 0')
   })

@@ -1,20 +1,7 @@
 import { expect } from 'chai'
 import type { Agent, SubagentStartOptions, SubagentStartRequest } from '../../lib/types.ts'
 import { createDriverHost, type DriverHost } from '../support/driver.ts'
-
-/** Calls `start` synchronously and returns its rejection; a synchronous throw fails the test. */
-async function rejectionOf(call: () => Promise<unknown>): Promise<Error> {
-  let promise: Promise<unknown> | undefined
-  expect(() => {
-    promise = call()
-  }).not.to.throw()
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a rejection')
-}
+import { asyncRejectionOf } from '../support/scene.ts'
 
 /** A parent that looks like `host.parent` except for what `patch` overrides. */
 function parentWith(host: DriverHost, patch: PropertyDescriptorMap): Agent {
@@ -40,7 +27,7 @@ describe('InProcessRun entry: a malformed parent or request', () => {
   it('rejects a fork whose parent session getter throws, naming the field', async () => {
     const host = await createDriverHost()
     const parent = parentWith(host, { session: throwing('session is gone') })
-    const error = await rejectionOf(() => host.root.inprocessRun.fork(host.request({ parent })))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.fork(host.request({ parent })))
     expect(error).to.be.instanceOf(TypeError)
     expect(error.message).to.equal('subagent request parent.session could not be read: session is gone')
     expect(host.root.agents.list()).to.have.length(1)
@@ -49,7 +36,7 @@ describe('InProcessRun entry: a malformed parent or request', () => {
   it('rejects a spawn whose parent session getter throws, naming the field', async () => {
     const host = await createDriverHost()
     const parent = parentWith(host, { session: throwing('session is gone') })
-    const error = await rejectionOf(() => host.root.inprocessRun.spawn(host.request({ parent })))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.spawn(host.request({ parent })))
     expect(error.message).to.equal('subagent request parent.session could not be read: session is gone')
   })
 
@@ -57,7 +44,7 @@ describe('InProcessRun entry: a malformed parent or request', () => {
     const host = await createDriverHost()
     const session = { header: host.parent.session.header, events: [{ seq: 0, type: 'turn/end', data: {} }, null] }
     const parent = parentWith(host, { session: { value: session } })
-    const error = await rejectionOf(() => host.root.inprocessRun.fork(host.request({ parent })))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.fork(host.request({ parent })))
     expect(error).to.be.instanceOf(TypeError)
     expect(error.message).to.equal('subagent request parent.session.events[1] must be a session event')
     expect(host.root.agents.list()).to.have.length(1)
@@ -66,20 +53,20 @@ describe('InProcessRun entry: a malformed parent or request', () => {
   it('rejects a fork whose request getter for parent throws, naming the field', async () => {
     const host = await createDriverHost()
     const request = Object.defineProperty(host.request(), 'parent', throwing('no parent'))
-    const error = await rejectionOf(() => host.root.inprocessRun.fork(request))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.fork(request))
     expect(error.message).to.equal('subagent request parent could not be read: no parent')
   })
 
   it('rejects a fork of null as a request that is not an object', async () => {
     const host = await createDriverHost()
-    const error = await rejectionOf(() => host.root.inprocessRun.fork(null as unknown as SubagentStartRequest))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.fork(null as unknown as SubagentStartRequest))
     expect(error.message).to.equal('subagent request must be an object')
   })
 
   it('rejects a start whose options seed getter throws, naming the field', async () => {
     const host = await createDriverHost()
     const options = Object.defineProperty({}, 'seed', throwing('no seed')) as SubagentStartOptions
-    const error = await rejectionOf(() => host.root.inprocessRun.start(host.request(), options))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.start(host.request(), options))
     expect(error.message).to.equal('subagent start options seed could not be read: no seed')
   })
 
@@ -87,7 +74,7 @@ describe('InProcessRun entry: a malformed parent or request', () => {
     const host = await createDriverHost()
     const options = Object.defineProperty({}, 'subagentDepth', throwing('no depth'))
     const parent = parentWith(host, { options: { value: options } })
-    const error = await rejectionOf(() => host.root.inprocessRun.spawn(host.request({ parent })))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.spawn(host.request({ parent })))
     expect(error.message).to.equal('subagent request parent.options.subagentDepth could not be read: no depth')
   })
 })
@@ -98,7 +85,7 @@ describe('InProcessRun entry: a parent without a session header (found by the re
     const host = await createDriverHost()
     const request = host.request
     const fake = { id: 'fake', followup() {}, options: {}, session: { events: [] } }
-    const error = await rejectionOf(() => host.root.inprocessRun.spawn(request({ parent: fake as never })))
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.spawn(request({ parent: fake as never })))
     expect(error.message).to.equal('subagent request parent must be an agent')
   })
 })

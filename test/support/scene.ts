@@ -239,6 +239,18 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error & { 
   return expect.fail('expected a rejection, got a fulfilment')
 }
 
+/**
+ * Calls `entry` and returns its rejection. A synchronous throw fails: every public async entry
+ * must report bad input through its promise.
+ */
+export async function asyncRejectionOf(entry: () => Promise<unknown>): Promise<Error & { code?: string; cause?: unknown }> {
+  let promise: Promise<unknown> | undefined
+  expect(() => {
+    promise = entry()
+  }).not.to.throw()
+  return rejectionOf(promise as Promise<unknown>)
+}
+
 /** The text of a result that has exactly one text block. */
 export function textOf(result: ToolResult): string {
   expect(result.content).to.have.length(1)
