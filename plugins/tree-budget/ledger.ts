@@ -5,8 +5,8 @@
  */
 import { Pool, type SpentLimit } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetLimit, BudgetReservation, TreeUsage, Usage } from '../../lib/types.ts'
-import type { Lane } from './admission.ts'
 import { grantOf, ownRecord } from './session-record.ts'
+import type { BudgetTicket } from './ticket.ts'
 
 export interface BudgetNode {
   readonly agentId: string
@@ -17,18 +17,6 @@ export interface BudgetNode {
   readonly usage: TreeUsage
   /** What the agent's run holds (a slot, a reservation) from admission until it settles. */
   ticket?: BudgetTicket
-}
-
-/** One admitted start's holdings, until its run settles (or the start is abandoned). */
-export interface BudgetTicket {
-  readonly parent: Agent
-  readonly parentNode: BudgetNode
-  /** The child's own reservation pool, when the request carried `budget`. */
-  readonly reservation: Pool | undefined
-  /** The reservation as requested, for the grant record. */
-  readonly reserved: BudgetReservation | undefined
-  /** The parent's lane, whose slot the run holds. */
-  readonly slot: Lane
 }
 
 export interface TreeLimits {

@@ -23,10 +23,12 @@ describe('TreeBudget bookkeeping (cost per child)', () => {
     await fixture.close()
   })
 
-  it('listens to no per-step or per-event hook: the loop calls its meter', async () => {
+  it('listens to no per-step, per-event or settle hook: the loop calls its meter, the driver its ticket', async () => {
     const fixture = await createBudgetFixture({ budget: { maxTokens: 100 } })
     const names = hookNames(fixture.host.root)
-    expect(names.filter((name) => ['agent/pre-step', 'agent/model-request', 'session/event', 'subagent/setup', 'subagent/end'].includes(name))).to.deep.equal([
+    expect(
+      names.filter((name) => ['agent/pre-step', 'agent/model-request', 'session/event', 'subagent/setup', 'subagent/settle', 'subagent/end'].includes(name)),
+    ).to.deep.equal([
       // the fixture's invariant observer
       'session/event',
     ])
