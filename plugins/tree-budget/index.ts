@@ -39,10 +39,7 @@ export class TreeBudget {
     this.#config = config ?? {}
     const agents = ctx.agents
     this.#agents = agents
-    this.#ledger = new Ledger(
-      () => this.#config,
-      (id) => agents.get(id),
-    )
+    this.#ledger = new Ledger(this.#config, (id) => agents.get(id))
     this.#admission = new Admission(
       () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
       (signal) => new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason }),
@@ -126,6 +123,7 @@ export class TreeBudget {
       return core()
     }
     this.#config = config ?? {}
+    this.#ledger.setLimits(this.#config)
     // a raised concurrency limit lets waiters in; a lowered budget stops new work at the next check
     this.#admission.drain()
     return undefined

@@ -3,8 +3,8 @@
  * Every agent gets a node the first time the budget hears of it; a node charges its pool (the
  * tree's, or the reservation it lives under) and adds to its own and every ancestor's usage.
  */
-import { Pool, type SpentLimit } from '../../lib/tree-budget.ts'
-import type { Agent, BudgetLimit, BudgetReservation, TreeUsage, Usage } from '../../lib/types.ts'
+import { type BudgetAmounts, Pool, type SpentLimit } from '../../lib/tree-budget.ts'
+import type { Agent, BudgetReservation, TreeUsage, Usage } from '../../lib/types.ts'
 import { grantOf, ownRecord } from './session-record.ts'
 import type { BudgetTicket } from './ticket.ts'
 
@@ -25,10 +25,6 @@ export interface TreeLimits {
   maxModelRequests?: number
 }
 
-/** What a model request needs left, in the order a spent one is reported. */
-const REQUEST_LIMITS: readonly BudgetLimit[] = Object.freeze(['tokens', 'modelRequests'])
-
-const limitKey = { children: 'maxChildren', tokens: 'maxTokens', modelRequests: 'maxModelRequests' } as const
 
 function emptyUsage(): TreeUsage {
   return { inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 }
@@ -46,18 +42,31 @@ export class Ledger {
   // WeakMap keyed by the session cost more per child than the rest of the bookkeeping together)
   readonly #nodes = new Map<string, BudgetNode>()
 
+  // one object shared by every tree's pool and updated in place: a check reads a field, not the config
+  readonly #treeLimits: BudgetAmounts = { children: Number.POSITIVE_INFINITY, tokens: Number.POSITIVE_INFINITY, modelRequests: Number.POSITIVE_INFINITY }
+
   /**
-   * @param limits the config, read on every check (a hot update changes limits, never what was spent)
+   * @param limits the config's limits (see `setLimits`)
    * @param liveAgent the published agent with this id, if any (for a resumed agent's parent)
    */
   constructor(
-    private readonly limits: () => TreeLimits,
+    limits: TreeLimits,
     private readonly liveAgent: (id: string) => Agent | undefined,
-  ) {}
+  ) {
+    this.setLimits(limits)
+  }
+
+  /** Applies a config's limits to every tree, at its next check; what trees spent stays. Absent = unlimited. */
+  setLimits(limits: TreeLimits): void {
+    const unlimited = Number.POSITIVE_INFINITY
+    this.#treeLimits.children = limits.maxChildren ?? unlimited
+    this.#treeLimits.tokens = limits.maxTokens ?? unlimited
+    this.#treeLimits.modelRequests = limits.maxModelRequests ?? unlimited
+  }
 
   /** A fresh tree's pool, following the config live. */
   treePool(): Pool {
-    return new Pool(undefined, (limit: BudgetLimit) => this.limits()[limitKey[limit]] ?? Number.POSITIVE_INFINITY)
+    return new Pool(undefined, this.#treeLimits)
   }
 
   /**
@@ -108,7 +117,7 @@ export class Ledger {
 
   /** The budget that is spent for this agent's next model request, if any. */
   spentBeforeRequest(node: BudgetNode): SpentLimit | undefined {
-    return node.pool.spentLimit(REQUEST_LIMITS)
+    return node.pool.requestStop()
   }
 
   /**

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { Agent, SubagentPlan } from '../../lib/types.ts'
+import type { Agent, SubagentPlan, Usage } from '../../lib/types.ts'
 import { createDriverHost } from '../support/driver.ts'
 
 describe('InProcessRun admission (subagent/admit)', () => {
@@ -98,10 +98,14 @@ describe('InProcessRun admission (subagent/admit)', () => {
   it('calls every held ticket in order and keeps the first answer as treeUsage', async () => {
     const host = await createDriverHost()
     const calls: string[] = []
+    const answer = (name: string, usage: Usage) => {
+      calls.push(name)
+      return usage
+    }
     const offAdmit = host.root.on('subagent/admit', (plan: SubagentPlan) => {
       plan.hold({ settled: () => void calls.push('first') })
-      plan.hold({ settled: () => (calls.push('second'), { inputTokens: 1, outputTokens: 1 }) })
-      plan.hold({ settled: () => (calls.push('third'), { inputTokens: 9, outputTokens: 9 }) })
+      plan.hold({ settled: () => answer('second', { inputTokens: 1, outputTokens: 1 }) })
+      plan.hold({ settled: () => answer('third', { inputTokens: 9, outputTokens: 9 }) })
     })
     host.scripted.push({ text: 'ok' })
     const run = await host.root.inprocessRun.spawn(host.request())
