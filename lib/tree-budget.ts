@@ -200,6 +200,8 @@ export class Pool {
    * what is reserved.
    */
   assertCanStart(reservation: Readonly<BudgetReservation> | undefined): void {
+    // the common start (no reservation, nothing near a limit) passes on named fields alone
+    if (reservation === undefined && this.#fitsOneChild()) return
     for (let index = 0; index < BUDGET_LIMITS.length; index++) {
       const limit = BUDGET_LIMITS[index]!
       const reserved = reservation?.[limit]
@@ -212,6 +214,17 @@ export class Pool {
         if (short) throw new SubagentBudgetError(limit, used, max)
       }
     }
+  }
+
+  /** True when one more child without a reservation fits every pool on the chain (see `assertCanStart`). */
+  #fitsOneChild(): boolean {
+    if (this.requestStop()) return false
+    let inner: Pool | undefined
+    for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
+      const used = pool.spent.children + pool.held.children - (inner ? inner.outstanding('children') : 0)
+      if (used + 1 > pool.limits.children) return false
+    }
+    return true
   }
 }
 

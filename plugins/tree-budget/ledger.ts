@@ -41,6 +41,10 @@ export class Ledger {
   // live agents only, by id: one map entry per child from its admission to its disposal (a
   // WeakMap keyed by the session cost more per child than the rest of the bookkeeping together)
   readonly #nodes = new Map<string, BudgetNode>()
+  // the child booked last, kept out of the map until the next booking: children started one at a
+  // time (the common case) never touch the map, whose insertion and removal of a fresh key cost
+  // more than all the rest of a child's bookkeeping
+  #newest: BudgetNode | undefined
 
   // one object shared by every tree's pool and updated in place: a check reads a field, not the config
   readonly #treeLimits: BudgetAmounts = { children: Number.POSITIVE_INFINITY, tokens: Number.POSITIVE_INFINITY, modelRequests: Number.POSITIVE_INFINITY }
@@ -74,24 +78,28 @@ export class Ledger {
    * disposed agent's figures are read back from its session each time (see README, Known limits).
    */
   nodeOf(agent: Agent): BudgetNode {
-    return this.#nodes.get(agent.id) ?? this.#restore(agent)
+    return this.known(agent.id) ?? this.#restore(agent)
   }
 
   /** The node of a live agent (or an admitted child) the budget already knows, without making one. */
   known(agentId: string): BudgetNode | undefined {
-    return this.#nodes.get(agentId)
+    const newest = this.#newest
+    return newest !== undefined && newest.agentId === agentId ? newest : this.#nodes.get(agentId)
   }
 
   /** An admitted child's node, before the child exists (it gets the id `childId`): it spends from `pool`. */
   childNode(parent: BudgetNode, pool: Pool, childId: string): BudgetNode {
     const node: BudgetNode = { agentId: childId, parent, pool, usage: emptyUsage(), ticket: undefined }
-    this.#nodes.set(childId, node)
+    const previous = this.#newest
+    if (previous !== undefined) this.#nodes.set(previous.agentId, previous)
+    this.#newest = node
     return node
   }
 
   /** Drops the node of an agent that is gone (or a child that was never created). */
   forget(agentId: string): void {
-    this.#nodes.delete(agentId)
+    if (this.#newest?.agentId === agentId) this.#newest = undefined
+    else this.#nodes.delete(agentId)
   }
 
   /** Counts one `assistant/message`'s usage, once, on the agent and every ancestor. */

@@ -46,4 +46,23 @@ describe('TreeBudget bookkeeping (cost per child)', () => {
     expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 7, outputTokens: 3, modelRequests: 1, children: 1 })
     await fixture.close()
   })
+
+  it('counts every request of children live at the same time, each on its own node', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 2, maxModelRequests: 100 } })
+    const { inprocessRun } = fixture.host.root
+    for (const n of [1, 2, 3]) fixture.host.scripted.push({ text: `ok ${n}`, usage: { inputTokens: n, outputTokens: 1 } })
+    const runs = [await inprocessRun.spawn(fixture.request()), await inprocessRun.spawn(fixture.request())]
+    // waits for a slot: one of the two live runs must settle first
+    runs.push(await inprocessRun.spawn(fixture.request()))
+    const results = await Promise.all(runs.map((run) => run.result))
+    expect(results.map((result) => result.treeUsage)).to.deep.equal([
+      { inputTokens: 1, outputTokens: 1 },
+      { inputTokens: 2, outputTokens: 1 },
+      { inputTokens: 3, outputTokens: 1 },
+    ])
+    expect(runs.map((run) => fixture.budget.usage(run.agent).modelRequests)).to.deep.equal([1, 1, 1])
+    expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 6, outputTokens: 3, modelRequests: 3, children: 3 })
+    await Promise.all(runs.map((run) => run.dispose()))
+    expect(fixture.budget.remaining(fixture.root)).to.deep.equal({ children: Infinity, tokens: Infinity, modelRequests: 97 })
+  })
 })
