@@ -7,7 +7,7 @@ import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
-import type { SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest } from '../../lib/types.ts'
+import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, Usage } from '../../lib/types.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
 export const capabilityFields = ['outputSchema', 'budget'] as const
@@ -22,6 +22,8 @@ export class StartPlan implements SubagentPlan {
   inheritedTools?: readonly string[]
   /** Claimed capability fields and their validators; made on the first claim. */
   claims?: Map<string, (() => void) | undefined>
+  #ticket: RunTicket | undefined
+  #moreTickets: RunTicket[] | undefined
 
   constructor(
     readonly request: SubagentStartRequest,
@@ -44,6 +46,37 @@ export class StartPlan implements SubagentPlan {
 
   claim(field: string, validate?: () => void): void {
     ;(this.claims ??= new Map()).set(field, validate)
+  }
+
+  hold(ticket: RunTicket): void {
+    // one ticket (a tree budget) is the common case: no array for it
+    if (this.#ticket === undefined) this.#ticket = ticket
+    else (this.#moreTickets ??= []).push(ticket)
+  }
+
+  /** What the run's settle path calls: the held ticket, or one that calls every held ticket in order. */
+  ticket(): RunTicket | undefined {
+    const first = this.#ticket
+    const more = this.#moreTickets
+    if (!more) return first
+    const all = [first as RunTicket, ...more]
+    return {
+      settled: () => {
+        let usage: Usage | undefined
+        let failure: { error: unknown } | undefined
+        // every ticket is given back even when one throws; the first throw then rejects the result
+        for (const ticket of all) {
+          try {
+            const answer = ticket.settled()
+            if (usage === undefined) usage = answer
+          } catch (error) {
+            failure ??= { error }
+          }
+        }
+        if (failure) throw failure.error
+        return usage
+      },
+    }
   }
 }
 
