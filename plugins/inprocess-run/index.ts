@@ -238,7 +238,7 @@ export class InProcessRun {
       })
       const agents = this.agents
       const rootId = rootIdOf(request.parent, (id) => agents.get(id))
-      return new Run(handle, plan, rootId, this.feed, (run) => handOff(run, request, dispatch))
+      return new Run(handle, rootId, this.feed, (run) => handOff(run, request, dispatch))
     } catch (error) {
       if (admitted) this.abandon(plan, error)
       throw error
