@@ -1,13 +1,6 @@
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { expect } from 'chai'
 import { flatUuid } from '../../lib/uuid.ts'
-
-/** A full collection: `--expose-gc` set at run time reaches contexts made afterwards. */
-function collector(): () => void {
-  setFlagsFromString('--expose-gc')
-  return runInNewContext('gc') as () => void
-}
+import { heapAfterGc } from '../support/heap.ts'
 
 describe('flatUuid', () => {
   it('returns a random version-4 UUID, different on every call', () => {
@@ -20,15 +13,12 @@ describe('flatUuid', () => {
     expect(flatUuid('call_')).to.match(/^call_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   })
 
-  it('keeps each id as one flat string, not the rope of its pieces, once the generator is optimized', () => {
-    const gc = collector()
+  it('keeps each id as one flat string, not the rope of its pieces, once the generator is optimized', async () => {
     for (let i = 0; i < 20000; i++) flatUuid('call_')
     const ids = new Array<string>(5000)
-    gc()
-    const before = process.memoryUsage().heapUsed
+    const before = await heapAfterGc()
     for (let i = 0; i < ids.length; i++) ids[i] = flatUuid('call_')
-    gc()
-    const perId = (process.memoryUsage().heapUsed - before) / ids.length
+    const perId = ((await heapAfterGc()) - before) / ids.length
     // a flat 41-character string is 56 B; the rope of crypto.randomUUID()'s pieces is ≈ 480 B
     expect(perId).to.be.below(150)
     expect(new Set(ids).size).to.equal(ids.length)
