@@ -23,4 +23,21 @@ describe('flatUuid', () => {
     expect(perId).to.be.below(150)
     expect(new Set(ids).size).to.equal(ids.length)
   })
+
+  it('sets the version to 4 and the variant to 10 in every id, and repeats none across refills of its random pool', () => {
+    const ids = new Set<string>()
+    for (let i = 0; i < 1000; i++) {
+      const id = flatUuid()
+      expect(id[14]).to.equal('4')
+      expect('89ab').to.include(id[19])
+      ids.add(id)
+    }
+    expect(ids.size).to.equal(1000)
+  })
+
+  it('rejects a prefix that is not printable ASCII of at most 28 characters with a RangeError', () => {
+    expect(() => flatUuid('call é')).to.throw(RangeError, 'flatUuid prefix must be printable ASCII of at most 28 characters')
+    expect(() => flatUuid('x'.repeat(29))).to.throw(RangeError, 'flatUuid prefix must be printable ASCII of at most 28 characters')
+    expect(flatUuid('x'.repeat(28))).to.have.length(64)
+  })
 })
