@@ -2,12 +2,12 @@
  * The synchronous entry of `start` (SPEC §2.1): every check runs before the first await, in the
  * spec's order, and none touches `parent.ctx`.
  */
-import { randomUUID } from 'node:crypto'
 import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
 import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, Usage } from '../../lib/types.ts'
+import { flatUuid } from '../../lib/uuid.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
 export const capabilityFields = ['outputSchema', 'budget'] as const
@@ -16,7 +16,8 @@ export { abortedBeforePublication }
 
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
-  readonly childId: string = randomUUID()
+  // the child's id for its whole life: one flat string, not the rope randomUUID() returns
+  readonly childId: string = flatUuid()
   #depthCap: number
   /** With `inheritRestrictions`: the global tools the parent saw at entry, the child's ceiling. */
   inheritedTools?: readonly string[]

@@ -242,7 +242,7 @@ export class InProcessRun {
       const rootId = rootIdOf(request.parent, (id) => agents.get(id))
       // what admission booked is given back on the run's own settle path, without a hook hop
       const ticket = plan.ticket()
-      return new Run(handle, plan, rootId, this.feed, (run) => handOff(run, request, dispatch, ticket))
+      return new Run(handle, rootId, this.feed, (run) => handOff(run, request, dispatch, ticket))
     } catch (error) {
       if (admitted) this.abandon(plan, error)
       throw error
