@@ -83,7 +83,12 @@ export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<s
 export class AgentScope {
   tools?: Map<string, ScopedTool>
   sections?: NameTable<ScopedSection>
-  hooks?: Map<string, Listener[]>
+  /**
+   * Listener lists by event name, flat: `[name, list, name, list, …]`. A scope listens to a few
+   * events at most (a structured child: three), and an exact-size array of them is a fraction of a
+   * `Map` and its table. Read it through `hooksFor`.
+   */
+  hooks?: readonly (string | Listener[])[]
   guards?: ToolGuard[]
   restrictions?: Restriction[]
   models?: NameTable<ModelAdapter>
@@ -106,19 +111,30 @@ export class AgentScope {
     readonly callerCtx: Context,
   ) {}
 
+  /** The listeners of `name` registered through this scope, in order, or `undefined`. */
+  hooksFor(name: string): Listener[] | undefined {
+    const hooks = this.hooks
+    if (hooks) for (let i = 0; i < hooks.length; i += 2) if (hooks[i] === name) return hooks[i + 1] as Listener[]
+    return undefined
+  }
+
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
-    const hooks = (this.hooks ??= new Map())
-    const list = hooks.get(name)
-    // a literal of one: an empty array's first push reserves room for 17 listeners
-    if (!list) hooks.set(name, [listener])
+    const list = this.hooksFor(name)
+    // a new array of the exact size, and a literal of one: an empty array's first push reserves
+    // room for 17 entries
+    if (!list) this.hooks = this.hooks ? [...this.hooks, name, [listener]] : [name, [listener]]
     else if (prepend) list.unshift(listener)
     else list.push(listener)
     return () => {
-      const current = this.hooks?.get(name)
+      const current = this.hooksFor(name)
       const index = current ? current.indexOf(listener) : -1
       if (index < 0) return
       current!.splice(index, 1)
-      if (!current!.length) this.hooks!.delete(name)
+      if (current!.length) return
+      const hooks = this.hooks!
+      // drops the pair: the name at an even index, its list after it
+      const kept = hooks.filter((_, i) => hooks[i - (i % 2)] !== name)
+      this.hooks = kept.length ? kept : undefined
     }
   }
 
@@ -190,31 +206,31 @@ export class HookDispatcher {
 
   /** True when at least one listener would receive `name` for this scope. */
   has(name: string, scope: AgentScope | undefined): boolean {
-    return this.#dispatch.has(name, scope?.hooks?.get(name))
+    return this.#dispatch.has(name, scope?.hooksFor(name))
   }
 
   /** Observe-only dispatch: a throwing or rejecting listener is contained and reported. */
   emit(scope: AgentScope | undefined, name: string, ...args: unknown[]): void {
-    this.#dispatch.emit(name, args, scope?.hooks?.get(name))
+    this.#dispatch.emit(name, args, scope?.hooksFor(name))
   }
 
   /** First truthy answer wins; a throw propagates to the dispatcher's caller. */
   bail(scope: AgentScope | undefined, name: string, ...args: unknown[]): unknown {
-    return this.#dispatch.bail(name, args, scope?.hooks?.get(name))
+    return this.#dispatch.bail(name, args, scope?.hooksFor(name))
   }
 
   /** Asks listeners in turn, awaited, until one answers (see `Dispatch.ask`). */
   ask(scope: AgentScope | undefined, name: string, ...args: unknown[]): Promise<unknown> {
-    return this.#dispatch.ask(name, args, scope?.hooks?.get(name))
+    return this.#dispatch.ask(name, args, scope?.hooksFor(name))
   }
 
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits the core. */
   waterfall<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R): R {
-    return this.#dispatch.waterfall(name, args, core, scope?.hooks?.get(name))
+    return this.#dispatch.waterfall(name, args, core, scope?.hooksFor(name))
   }
 
   /** `waterfall` where every `next()` (and the dispatch) returns a promise; throws become rejections. */
   waterfallAsync<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R | Promise<R>): Promise<R> {
-    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooks?.get(name))
+    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooksFor(name))
   }
 }

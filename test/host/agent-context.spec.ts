@@ -60,4 +60,24 @@ describe('agent contexts: one shared prototype per owner (SPEC §1 "scoped")', (
     expect(agent.ctx.fiber).to.equal(derived.fiber)
     await s.end()
   })
+
+  it('keeps the listeners of each event apart in the scope and forgets an event once its last one is removed', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const first = () => undefined
+    const second = () => undefined
+    const offFirst = agent.ctx.on('agent/turn-stop', first)
+    const offSecond = agent.ctx.on('agent/turn-stop', second, true)
+    const offResult = agent.ctx.on('tools/result', first)
+    const scope = scopeOf(agent)!
+    expect(scope.hooksFor('agent/turn-stop')).to.deep.equal([second, first])
+    expect(scope.hooksFor('tools/result')).to.deep.equal([first])
+    offFirst()
+    offSecond()
+    expect(scope.hooksFor('agent/turn-stop')).to.equal(undefined)
+    expect(scope.hooksFor('tools/result')).to.deep.equal([first])
+    offResult()
+    expect(scope.hooks).to.equal(undefined)
+    await s.end()
+  })
 })
