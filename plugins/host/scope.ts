@@ -6,6 +6,7 @@
 import type { Context, EventsService } from 'cordis'
 import type { ErrorSink, Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
+import type { SmallMap } from '../../lib/small-map.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
 import { Dispatch } from './cordis-bridge.ts'
 
@@ -81,7 +82,8 @@ export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<s
 
 /** Everything registered through one agent's context. Cleared when the agent is disposed. */
 export class AgentScope {
-  tools?: Map<string, ScopedTool>
+  /** The agent's own tools: a `SmallMap`, since a scope holds a few at most. */
+  tools?: SmallMap<string, ScopedTool>
   sections?: NameTable<ScopedSection>
   /**
    * Listener lists by event name, flat: `[name, list, name, list, …]`. A scope listens to a few
@@ -120,9 +122,9 @@ export class AgentScope {
 
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
     const list = this.hooksFor(name)
-    // a new array of the exact size, and a literal of one: an empty array's first push reserves
-    // room for 17 entries
-    if (!list) this.hooks = this.hooks ? [...this.hooks, name, [listener]] : [name, [listener]]
+    // new arrays of the exact size (`concat`, literals): a spread, a `filter` or an empty array's
+    // first push reserves room for up to 17 entries
+    if (!list) this.hooks = this.hooks ? this.hooks.concat([name, [listener]]) : [name, [listener]]
     else if (prepend) list.unshift(listener)
     else list.push(listener)
     return () => {
@@ -133,8 +135,8 @@ export class AgentScope {
       if (current!.length) return
       const hooks = this.hooks!
       // drops the pair: the name at an even index, its list after it
-      const kept = hooks.filter((_, i) => hooks[i - (i % 2)] !== name)
-      this.hooks = kept.length ? kept : undefined
+      const at = hooks.indexOf(name)
+      this.hooks = hooks.length > 2 ? hooks.slice(0, at).concat(hooks.slice(at + 2)) : undefined
     }
   }
 
@@ -162,7 +164,7 @@ export function scopeOf(subject: object | undefined): AgentScope | undefined {
  */
 export function installScoped(
   ctx: Context,
-  label: string,
+  label: string | (() => string),
   install: (scope: AgentScope | undefined) => () => void,
 ): () => void {
   const scope = scopeOf(ctx)
@@ -178,7 +180,8 @@ export function installScoped(
       remove()
     }
   }
-  return ctx.effect(() => install(scope), label) as () => void
+  // the label names the effect in cordis's listings; an agent's tables need none
+  return ctx.effect(() => install(scope), typeof label === 'string' ? label : label()) as () => void
 }
 
 /**
@@ -190,7 +193,7 @@ export function routeScopedListener(ctx: Context, name: string, listener: Listen
   const scope = scopeOf(ctx)
   if (!scope || !scopedEvents.has(name)) return undefined
   if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
-  return installScoped(ctx, `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
+  return installScoped(ctx, () => `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
 }
 
 /**
