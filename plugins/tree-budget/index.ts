@@ -137,17 +137,17 @@ export class TreeBudget {
     const parentNode = this.#ledger.nodeOf(parent)
     // kept on the node: a start looks its parent's lane up once per parent, not once per start
     const lane = parentNode.lane ?? (parentNode.lane = this.#admission.lane(parent.id))
-    if (this.#admission.tryAcquire(lane)) return this.#book(plan, lane)
+    if (this.#admission.tryAcquire(lane)) return this.#book(plan, parentNode, lane)
     // a start the budget cannot pay for fails at once instead of after a wait in line
     parentNode.pool.assertCanStart(reservationOf(plan))
-    return this.#admission.wait(lane, plan.request.signal).then(() => this.#book(plan, lane))
+    // looked up again after the wait: the parent's node may have been dropped and restored meanwhile
+    return this.#admission.wait(lane, plan.request.signal).then(() => this.#book(plan, this.#ledger.nodeOf(parent), lane))
   }
 
   /** Charges an admitted start and books its ticket on the child's node; gives the slot back if the start is refused. */
-  #book(plan: SubagentPlan, slot: Lane): void {
+  #book(plan: SubagentPlan, parentNode: BudgetNode, slot: Lane): void {
     const parent = plan.request.parent
     try {
-      const parentNode = this.#ledger.nodeOf(parent)
       const reservation = reservationOf(plan)
       // checked again: the tree may have spent more since the start was let in line
       parentNode.pool.assertCanStart(reservation)

@@ -81,6 +81,9 @@ export class Ledger {
   // time (the common case) never touch the map, whose insertion and removal of a fresh key cost
   // more than all the rest of a child's bookkeeping
   #newest: BudgetNode | undefined
+  // the node found in the map last (a parent starting children one after another): its next
+  // start finds it without a map lookup
+  #lastFound: BudgetNode | undefined
 
   // one object shared by every tree's pool and updated in place: a check reads a field, not the config
   readonly #treeLimits: BudgetAmounts = { children: Number.POSITIVE_INFINITY, tokens: Number.POSITIVE_INFINITY, modelRequests: Number.POSITIVE_INFINITY }
@@ -122,7 +125,12 @@ export class Ledger {
   /** The node of a live agent (or an admitted child) the budget already knows, without making one. */
   known(agentId: string): BudgetNode | undefined {
     const newest = this.#newest
-    return newest !== undefined && newest.agentId === agentId ? newest : this.#nodes.get(agentId)
+    if (newest !== undefined && newest.agentId === agentId) return newest
+    const last = this.#lastFound
+    if (last !== undefined && last.agentId === agentId) return last
+    const found = this.#nodes.get(agentId)
+    if (found !== undefined) this.#lastFound = found
+    return found
   }
 
   /** An admitted child's node, before the child exists (it gets the id `childId`): it spends from `pool`. */
@@ -136,6 +144,7 @@ export class Ledger {
 
   /** Drops the node of an agent that is gone (or a child that was never created). */
   forget(agentId: string): void {
+    if (this.#lastFound?.agentId === agentId) this.#lastFound = undefined
     if (this.#newest?.agentId === agentId) this.#newest = undefined
     else this.#nodes.delete(agentId)
   }
