@@ -1,13 +1,19 @@
 /**
- * The session file format, version 1 (see README): one JSON value per line, each line ending in
- * `\n`. Line 1 is `{"version":1,"header":{…}}`; every later line is one event `{"seq","type","data"}`
- * with `seq` counting from 0. Plain code: no I/O here.
+ * The session file format, version 2 (see README): one JSON value per line, each line ending in
+ * `\n`. Line 1 is `{"version":2,"header":{…}}`; every later line is one event `{"seq","type","data"}`
+ * or one run of a step's streamed deltas `{"seq","deltas":{"turn","step","texts"}}` that stands
+ * for `texts.length` events from `seq` on; `seq` counts from 0 without gaps. Version 1 (no runs)
+ * is still read. Plain code: no I/O here.
  */
+import { streamedDelta } from '../../lib/streamed-steps.ts'
 import type { SessionEvent, SessionHeader } from '../../lib/types.ts'
 import { buildHeader } from '../../lib/session-header.ts'
 import { messages, SessionFileError } from './errors.ts'
 
-export const formatVersion = 1
+export const formatVersion = 2
+
+/** Versions a reader accepts: version 1 is version 2 without run lines. */
+const readableVersions: readonly unknown[] = [1, 2]
 
 /** The file name suffix; `<dir>/<id>.jsonl`. */
 export const fileSuffix = '.jsonl'
@@ -44,6 +50,28 @@ export function encodeEvent(event: SessionEvent): string {
   return `${JSON.stringify({ seq: event.seq, type: event.type, data: event.data ?? null })}\n`
 }
 
+/**
+ * One run line, newline included: the streamed deltas `seq`, `seq + 1`, … of one step, each
+ * `{turn, step, text}` with a text of `texts` (`lib/streamed-steps.ts`'s `streamedDelta` shape).
+ */
+export function encodeRun(seq: number, turn: number, step: number, texts: readonly string[]): string {
+  return `${JSON.stringify({ seq, deltas: { turn, step, texts } })}\n`
+}
+
+/** The events a well-formed run line stands for, or `undefined` when it is not one. */
+function expandRun(value: Record<string, unknown>, seq: number): SessionEvent[] | undefined {
+  const run = value.deltas
+  if (!isRecord(run) || Object.keys(value).length !== 2) return undefined
+  const { turn, step, texts } = run
+  if (typeof turn !== 'number' || typeof step !== 'number' || !Array.isArray(texts) || !texts.length) return undefined
+  const events: SessionEvent[] = []
+  for (const text of texts) {
+    if (typeof text !== 'string' || !text) return undefined
+    events.push({ seq: seq + events.length, type: 'assistant/delta', data: { turn, step, text } })
+  }
+  return events
+}
+
 export interface ParsedSessionFile {
   header: SessionHeader
   events: SessionEvent[]
@@ -77,18 +105,27 @@ export function parseSessionFile(id: string, text: string): ParsedSessionFile {
   if (!isRecord(first) || !('version' in first) || !isRecord(first.header)) {
     throw new SessionFileError(id, messages.notHeader(id))
   }
-  if (first.version !== formatVersion) throw new SessionFileError(id, messages.unsupportedVersion(id, first.version))
+  if (!readableVersions.includes(first.version)) throw new SessionFileError(id, messages.unsupportedVersion(id, first.version))
+  const hasRuns = first.version !== 1
   const header = buildHeader(first.header)
   if (header.id !== id) throw new SessionFileError(id, messages.otherSession(id, header.id))
-  const events: SessionEvent[] = new Array(lines.length - 1)
+  const events: SessionEvent[] = []
   for (let i = 1; i < lines.length; i++) {
     const line = i + 1
     const value = parseJson(lines[i])
+    const seq = events.length
+    if (hasRuns && isRecord(value) && 'deltas' in value) {
+      const run = expandRun(value, seq)
+      if (!run) throw new SessionFileError(id, messages.notEvent(id, line))
+      if (value.seq !== seq) throw new SessionFileError(id, messages.wrongSeq(id, line, value.seq, seq))
+      for (const event of run) events.push(event)
+      continue
+    }
     if (!isRecord(value) || typeof value.type !== 'string' || !value.type || !('data' in value)) {
       throw new SessionFileError(id, messages.notEvent(id, line))
     }
-    if (value.seq !== i - 1) throw new SessionFileError(id, messages.wrongSeq(id, line, value.seq, i - 1))
-    events[i - 1] = { seq: i - 1, type: value.type, data: value.data }
+    if (value.seq !== seq) throw new SessionFileError(id, messages.wrongSeq(id, line, value.seq, seq))
+    events.push({ seq, type: value.type, data: value.data })
   }
   return { header, events, isTorn: end !== text.length - 1 }
 }
@@ -108,7 +145,15 @@ export function holdsEarlierState(text: string, header: SessionHeader, events: r
   }
   if (parsed.events.length > events.length || encodeHeader(parsed.header) !== encodeHeader(header)) return false
   for (let i = 0; i < parsed.events.length; i++) {
-    if (encodeEvent(parsed.events[i]) !== encodeEvent(events[i])) return false
+    if (!isSameEvent(parsed.events[i], events[i])) return false
   }
   return true
+}
+
+/** Equal as the file writes them; a streamed delta is compared without making a compact one's `data`. */
+function isSameEvent(stored: SessionEvent, live: SessionEvent): boolean {
+  const delta = streamedDelta(live)
+  if (!delta) return encodeEvent(stored) === encodeEvent(live)
+  const other = streamedDelta(stored)
+  return other !== undefined && stored.seq === live.seq && other.turn === delta.turn && other.step === delta.step && other.text === delta.text
 }

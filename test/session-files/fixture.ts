@@ -68,10 +68,32 @@ export async function createFilesHost(
   })
 }
 
-/** The lines a session's file should hold: the header line, then one per event. */
+/**
+ * The lines a session's file should hold: the header line, then one per event, except that two or
+ * more consecutive `assistant/delta` events of one step share one run line (format version 2).
+ */
 export function expectedLines(agent: Agent): unknown[] {
-  const events = agent.session.events.map((event: SessionEvent) => ({ seq: event.seq, type: event.type, data: event.data }))
-  return [{ version: 1, header: { ...agent.session.header } }, ...events]
+  const lines: unknown[] = [{ version: 2, header: { ...agent.session.header } }]
+  const events = agent.session.events
+  for (let i = 0; i < events.length; ) {
+    const { seq, type, data } = events[i] as SessionEvent
+    let end = i + 1
+    if (type === 'assistant/delta') {
+      const { turn, step } = data as { turn: number; step: number }
+      const isSameStep = (event: SessionEvent) =>
+        event.type === 'assistant/delta' && (event.data as { turn: number }).turn === turn && (event.data as { step: number }).step === step
+      while (end < events.length && isSameStep(events[end])) end++
+    }
+    if (end - i > 1) {
+      const texts = events.slice(i, end).map((event) => (event.data as { text: string }).text)
+      const { turn, step } = data as { turn: number; step: number }
+      lines.push({ seq, deltas: { turn, step, texts } })
+    } else {
+      lines.push({ seq, type, data })
+    }
+    i = end
+  }
+  return lines
 }
 
 /** Resolves with the first event of `type` appended to `agent`'s session from now on. */

@@ -32,7 +32,7 @@ export interface OpenFilesReport {
 }
 
 function linesOf(agent: Agent): string[] {
-  const header = JSON.stringify({ version: 1, header: agent.session.header })
+  const header = JSON.stringify({ version: 2, header: agent.session.header })
   return [header, ...agent.session.events.map((event) => JSON.stringify({ seq: event.seq, type: event.type, data: event.data }))]
 }
 
