@@ -157,3 +157,35 @@ export function streamedDelta(event: SessionEvent): DeltaData | undefined {
   if (index !== 3 || typeof turn !== 'number' || typeof step !== 'number' || typeof text !== 'string' || !text) return undefined
   return data as DeltaData
 }
+
+/**
+ * Stores the long steps of a log read back from a store as the live session held them: for each
+ * `assistant/message` with a leading text block, the uninterrupted run of its step's streamed
+ * deltas right before it, when their texts joined are exactly that text, becomes plain for the
+ * first `plainDeltasPerStep` and compact after. Replaces events in place (same `seq`, same index)
+ * and returns how many; leaves anything else as it is.
+ */
+export function compactStoredSteps(events: SessionEvent[]): number {
+  let compacted = 0
+  for (let index = 0; index < events.length; index++) {
+    const message = events[index]
+    if (message.type !== 'assistant/message') continue
+    const { turn, step, content } = message.data as Partial<SessionEventData['assistant/message']>
+    const head = Array.isArray(content) ? content[0] : undefined
+    if (head?.type !== 'text' || typeof head.text !== 'string') continue
+    let first = index
+    while (first > 0) {
+      const delta = streamedDelta(events[first - 1])
+      if (!delta || delta.turn !== turn || delta.step !== step || isCompactDelta(events[first - 1])) break
+      first--
+    }
+    if (index - first <= plainDeltasPerStep) continue
+    const pieces = events.slice(first, index).map((event) => (event.data as DeltaData).text)
+    if (pieces.join('') !== head.text) continue
+    const stream = new StreamedStep(turn as number, step as number, pieces, plainDeltasPerStep, events[first + plainDeltasPerStep].seq)
+    for (let i = first + plainDeltasPerStep; i < index; i++) events[i] = stream.next(events[i].seq)
+    stream.settle(head.text)
+    compacted += index - first - plainDeltasPerStep
+  }
+  return compacted
+}

@@ -1,6 +1,6 @@
 import { deepStrictEqual } from 'node:assert'
 import { expect } from 'chai'
-import { isCompactDelta, StreamedStep, streamedDelta } from '../../lib/streamed-steps.ts'
+import { compactStoredSteps, isCompactDelta, plainDeltasPerStep, StreamedStep, streamedDelta } from '../../lib/streamed-steps.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 
 const pieces = ['He', 'llo', ', ', 'wor', 'ld']
@@ -92,5 +92,36 @@ describe('compact streamed deltas (lib/streamed-steps)', () => {
         expect(streamedDelta(event)).to.equal(undefined)
       })
     }
+  })
+})
+
+describe('compactStoredSteps', () => {
+  /** A stored step: `step/start`, one plain delta per piece, then the message holding `text`. */
+  function storedStep(pieces: readonly string[], text = pieces.join('')): SessionEvent[] {
+    return [
+      { seq: 0, type: 'step/start', data: { turn: 1, step: 1 } },
+      ...pieces.map((piece, i) => ({ seq: i + 1, type: 'assistant/delta', data: { turn: 1, step: 1, text: piece } })),
+      { seq: pieces.length + 1, type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text }] } },
+    ]
+  }
+  const longPieces = Array.from({ length: plainDeltasPerStep + 8 }, (_, i) => ` t${i}`)
+
+  it('makes a long step compact past its first deltas, reading as before', () => {
+    const events = storedStep(longPieces)
+    const before = JSON.stringify(events)
+    expect(compactStoredSteps(events)).to.equal(8)
+    expect(events.map(isCompactDelta)).to.deep.equal(events.map((_, i) => i > plainDeltasPerStep && i <= longPieces.length))
+    expect(JSON.stringify(events)).to.equal(before)
+  })
+
+  it('leaves a step whose deltas do not join into its message text as it is', () => {
+    const events = storedStep(longPieces, 'something else')
+    expect(compactStoredSteps(events)).to.equal(0)
+    expect(events.some(isCompactDelta)).to.equal(false)
+  })
+
+  it('leaves a short step as it is', () => {
+    const events = storedStep(longPieces.slice(0, plainDeltasPerStep))
+    expect(compactStoredSteps(events)).to.equal(0)
   })
 })

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { plainDeltasPerStep } from '../../lib/streamed-steps.ts'
+import { isCompactDelta, plainDeltasPerStep } from '../../lib/streamed-steps.ts'
 import type { ModelRequest, Session, SessionEvent, SessionHeader, StreamPart } from '../../lib/types.ts'
 import { encodeEvent, encodeHeader, encodeRun, holdsEarlierState, parseSessionFile } from '../../plugins/session-files/file-format.ts'
 import type { SessionFileSystem } from '../../plugins/session-files/file-system.ts'
@@ -178,6 +178,20 @@ describe('SessionFiles: streamed steps (issue 15)', () => {
     const resumed = await host.root.agents.resume(id, { agentOptions: scriptedOptions })
     expect(resumed.agent.session.events).to.deep.equal(live)
     expect((await host.lines(id)).filter((line) => 'deltas' in (line as object))).to.have.length(1)
+    await resumed.dispose()
+    await host.expectClean()
+  })
+
+  it('stores a resumed session\'s long step compactly, as the live session held it', async () => {
+    const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
+    host.scripted.push({ deltas: piecesOf(plainDeltasPerStep + 40) })
+    handle.agent.followup('go')
+    await handle.agent.whenIdle()
+    const live = handle.agent.session.events.map(isCompactDelta)
+    const { id } = handle.agent
+    await handle.dispose()
+    const resumed = await host.root.agents.resume(id, { agentOptions: scriptedOptions })
+    expect(resumed.agent.session.events.map(isCompactDelta)).to.deep.equal(live)
     await resumed.dispose()
     await host.expectClean()
   })
