@@ -2,8 +2,9 @@
  * The session file format, version 2 (see README): one JSON value per line, each line ending in
  * `\n`. Line 1 is `{"version":2,"header":{…}}`; every later line is one event `{"seq","type","data"}`
  * or one run of a step's streamed deltas `{"seq","deltas":{"turn","step","texts"}}` that stands
- * for `texts.length` events from `seq` on; `seq` counts from 0 without gaps. Version 1 (no runs)
- * is still read. Plain code: no I/O here.
+ * for `texts.length` events from `seq` on; `seq` counts from 0 without gaps. A step's message whose
+ * leading text is its deltas' texts joined leaves that text out (`"streamed":true`). Version 1
+ * (neither) is still read. Plain code: no I/O here.
  */
 import { streamedDelta } from '../../lib/streamed-steps.ts'
 import type { SessionEvent, SessionHeader } from '../../lib/types.ts'
@@ -58,6 +59,58 @@ export function encodeRun(seq: number, turn: number, step: number, texts: readon
   return `${JSON.stringify({ seq, deltas: { turn, step, texts } })}\n`
 }
 
+/**
+ * The line of an `assistant/message` of `step`'s turn and step whose leading text block is
+ * `{type: 'text', text}` with `text` the step's deltas' texts (right before it) joined: the block is
+ * written `{"type":"text"}` and the line marked `"streamed":true`, and the reader joins the deltas'
+ * texts back. `undefined` for any other event (it gets an ordinary line).
+ */
+export function encodeStreamedMessage(event: SessionEvent, step: StepTexts): string | undefined {
+  const data = event.data
+  if (event.type !== 'assistant/message' || !isRecord(data) || !Array.isArray(data.content)) return undefined
+  if (data.turn !== step.turn || data.step !== step.step) return undefined
+  const head: unknown = data.content[0]
+  if (!isRecord(head) || !isTextBlockShape(head, 2) || head.text !== step.texts.join('')) return undefined
+  const content = data.content.slice()
+  content[0] = { type: 'text' }
+  return `${JSON.stringify({ seq: event.seq, type: event.type, data: { ...data, content }, streamed: true })}\n`
+}
+
+/** `{type: 'text', …}` with exactly `size` own keys, `type` first (then `text`), plain. */
+function isTextBlockShape(block: Record<string, unknown>, size: 1 | 2): boolean {
+  if (Object.getPrototypeOf(block) !== Object.prototype || block.type !== 'text') return false
+  const keys = Object.keys(block)
+  return keys.length === size && keys[0] === 'type' && (size === 1 || keys[1] === 'text')
+}
+
+/** The texts of the streamed deltas read since the last other event, with their step. */
+export interface StepTexts { turn: number; step: number; texts: string[] }
+
+/**
+ * Follows `event` in `current`: a streamed delta of the same step adds its text (to `current`
+ * itself), another delta starts a new record, anything else ends it (`undefined`).
+ */
+export function followStep(current: StepTexts | undefined, event: SessionEvent): StepTexts | undefined {
+  const delta = streamedDelta(event)
+  if (!delta) return undefined
+  if (current && current.turn === delta.turn && current.step === delta.step) {
+    current.texts.push(delta.text)
+    return current
+  }
+  return { turn: delta.turn, step: delta.step, texts: [delta.text] }
+}
+
+/** The message a `"streamed":true` line stands for, its text joined from `step`; `undefined` when malformed. */
+function restoreStreamedMessage(value: Record<string, unknown>, step: StepTexts | undefined): unknown {
+  const data = value.data
+  if (value.type !== 'assistant/message' || !step || !isRecord(data) || !Array.isArray(data.content)) return undefined
+  const head: unknown = data.content[0]
+  if (data.turn !== step.turn || data.step !== step.step || !isRecord(head) || !isTextBlockShape(head, 1)) return undefined
+  const content = data.content.slice()
+  content[0] = { type: 'text', text: step.texts.join('') }
+  return { ...data, content }
+}
+
 /** The events a well-formed run line stands for, or `undefined` when it is not one. */
 function expandRun(value: Record<string, unknown>, seq: number): SessionEvent[] | undefined {
   const run = value.deltas
@@ -110,6 +163,7 @@ export function parseSessionFile(id: string, text: string): ParsedSessionFile {
   const header = buildHeader(first.header)
   if (header.id !== id) throw new SessionFileError(id, messages.otherSession(id, header.id))
   const events: SessionEvent[] = []
+  let step: StepTexts | undefined
   for (let i = 1; i < lines.length; i++) {
     const line = i + 1
     const value = parseJson(lines[i])
@@ -118,14 +172,24 @@ export function parseSessionFile(id: string, text: string): ParsedSessionFile {
       const run = expandRun(value, seq)
       if (!run) throw new SessionFileError(id, messages.notEvent(id, line))
       if (value.seq !== seq) throw new SessionFileError(id, messages.wrongSeq(id, line, value.seq, seq))
-      for (const event of run) events.push(event)
+      for (const event of run) {
+        events.push(event)
+        step = followStep(step, event)
+      }
       continue
     }
     if (!isRecord(value) || typeof value.type !== 'string' || !value.type || !('data' in value)) {
       throw new SessionFileError(id, messages.notEvent(id, line))
     }
     if (value.seq !== seq) throw new SessionFileError(id, messages.wrongSeq(id, line, value.seq, seq))
-    events.push({ seq, type: value.type, data: value.data })
+    let data = value.data
+    if (hasRuns && 'streamed' in value) {
+      data = value.streamed === true ? restoreStreamedMessage(value, step) : undefined
+      if (data === undefined) throw new SessionFileError(id, messages.notEvent(id, line))
+    }
+    const event: SessionEvent = { seq, type: value.type, data }
+    events.push(event)
+    step = followStep(step, event)
   }
   return { header, events, isTorn: end !== text.length - 1 }
 }

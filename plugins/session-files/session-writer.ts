@@ -9,7 +9,15 @@
 import { randomUUID } from 'node:crypto'
 import { streamedDelta } from '../../lib/streamed-steps.ts'
 import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
-import { encodeEvent, encodeHeader, encodeRun, holdsEarlierState } from './file-format.ts'
+import {
+  encodeEvent,
+  encodeHeader,
+  encodeRun,
+  encodeStreamedMessage,
+  followStep,
+  holdsEarlierState,
+  type StepTexts,
+} from './file-format.ts'
 import type { SessionFileSystem } from './file-system.ts'
 import type { OpenFileGate } from './open-file-gate.ts'
 
@@ -67,6 +75,8 @@ export class SessionWriter {
   private released = false
   private waiters: Waiter[] = []
   private held?: HeldRun
+  /** The texts of the current step's deltas so far: its message leaves them out when it repeats them. */
+  private stepTexts?: StepTexts
 
   constructor(readonly id: string, readonly path: string, private readonly hooks: WriterHooks) {}
 
@@ -77,6 +87,7 @@ export class SessionWriter {
     this.released = false
     this.next = 0
     this.held = undefined
+    this.stepTexts = undefined
     const text = this.encode(encodeHeader(session.header), session, true)
     if (text === undefined) return
     // the live list only grows: its first `count` events are the snapshot's, without a copy
@@ -145,6 +156,8 @@ export class SessionWriter {
       for (let i = this.next; i < events.length; i++) {
         const event = events[i]
         const delta = streamedDelta(event)
+        const step = this.stepTexts
+        this.stepTexts = followStep(step, event)
         const held = this.held
         if (delta && held && held.turn === delta.turn && held.step === delta.step && held.texts.length < maxRunDeltas) {
           held.texts.push(delta.text)
@@ -152,7 +165,7 @@ export class SessionWriter {
         }
         text += this.takeHeld()
         if (delta) this.held = { seq: event.seq, turn: delta.turn, step: delta.step, texts: [delta.text] }
-        else text += encodeEvent(event)
+        else text += (step && encodeStreamedMessage(event, step)) || encodeEvent(event)
       }
       if (isFinal) text += this.takeHeld()
     } catch (error) {

@@ -1,7 +1,14 @@
 import { expect } from 'chai'
 import { isCompactDelta, plainDeltasPerStep } from '../../lib/streamed-steps.ts'
 import type { ModelRequest, Session, SessionEvent, SessionHeader, StreamPart } from '../../lib/types.ts'
-import { encodeEvent, encodeHeader, encodeRun, holdsEarlierState, parseSessionFile } from '../../plugins/session-files/file-format.ts'
+import {
+  encodeEvent,
+  encodeHeader,
+  encodeRun,
+  encodeStreamedMessage,
+  holdsEarlierState,
+  parseSessionFile,
+} from '../../plugins/session-files/file-format.ts'
 import type { SessionFileSystem } from '../../plugins/session-files/file-system.ts'
 import { OpenFileGate } from '../../plugins/session-files/open-file-gate.ts'
 import { maxRunDeltas, SessionWriter } from '../../plugins/session-files/session-writer.ts'
@@ -49,6 +56,41 @@ describe('session file run lines (format version 2, issue 15)', () => {
   for (const [what, line, message] of broken) {
     it(`rejects ${what}`, () => {
       expect(() => parseSessionFile('s1', `${encodeHeader(header)}${line}\n`)).to.throw(message)
+    })
+  }
+
+  it('reads a streamed message line back with the text of its step\'s deltas', () => {
+    const message = { seq: 3, type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text: 'abc' }, { type: 'tool-call', id: 'c1', name: 'noop', arguments: '{}' }], usage: { inputTokens: 1, outputTokens: 2 } } }
+    const line = encodeStreamedMessage(message, { turn: 1, step: 1, texts: ['a', 'b', 'c'] })
+    expect(line).to.equal(
+      '{"seq":3,"type":"assistant/message","data":{"turn":1,"step":1,"content":[{"type":"text"},{"type":"tool-call","id":"c1","name":"noop","arguments":"{}"}],"usage":{"inputTokens":1,"outputTokens":2}},"streamed":true}\n',
+    )
+    const text = encodeHeader(header) + encodeRun(0, 1, 1, ['a', 'b']) + encodeEvent(delta(2, 'c')) + line
+    expect(parseSessionFile('s1', text).events).to.deep.equal([delta(0, 'a'), delta(1, 'b'), delta(2, 'c'), message])
+  })
+
+  const notStreamed: [string, SessionEvent][] = [
+    ['another text', { seq: 2, type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text: 'abX' }] } }],
+    ['another step', { seq: 2, type: 'assistant/message', data: { turn: 1, step: 2, content: [{ type: 'text', text: 'ab' }] } }],
+    ['no leading text block', { seq: 2, type: 'assistant/message', data: { turn: 1, step: 1, content: [] } }],
+    ['an extra key in the text block', { seq: 2, type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text: 'ab', note: 1 }] } }],
+  ]
+  for (const [what, message] of notStreamed) {
+    it(`keeps the text in the line of a message with ${what}`, () => {
+      expect(encodeStreamedMessage(message, { turn: 1, step: 1, texts: ['a', 'b'] })).to.equal(undefined)
+    })
+  }
+
+  const badStreamed: [string, string][] = [
+    ['no delta before it', '{"seq":0,"type":"assistant/message","data":{"turn":1,"step":1,"content":[{"type":"text"}]},"streamed":true}'],
+    ['another step than its deltas', `${encodeRun(0, 1, 1, ['a', 'b']).trim()}\n{"seq":2,"type":"assistant/message","data":{"turn":1,"step":2,"content":[{"type":"text"}]},"streamed":true}`],
+    ['a text left in', `${encodeRun(0, 1, 1, ['a', 'b']).trim()}\n{"seq":2,"type":"assistant/message","data":{"turn":1,"step":1,"content":[{"type":"text","text":"ab"}]},"streamed":true}`],
+    ['streamed other than true', `${encodeRun(0, 1, 1, ['a', 'b']).trim()}\n{"seq":2,"type":"assistant/message","data":{"turn":1,"step":1,"content":[{"type":"text"}]},"streamed":1}`],
+  ]
+  for (const [what, lines] of badStreamed) {
+    it(`rejects a streamed message line with ${what}`, () => {
+      const count = lines.split('\n').length
+      expect(() => parseSessionFile('s1', `${encodeHeader(header)}${lines}\n`)).to.throw(`session file "s1" line ${count + 1} is not a valid session event`)
     })
   }
 
@@ -111,7 +153,7 @@ describe('SessionWriter: held runs', () => {
       encodeHeader(header) +
         encodeEvent({ seq: 0, type: 'step/start', data: { turn: 1, step: 1 } }) +
         encodeRun(1, 1, 1, ['a', 'b', 'c']) +
-        encodeEvent({ seq: 4, type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'text', text: 'abc' }] } }),
+        '{"seq":4,"type":"assistant/message","data":{"turn":1,"step":1,"content":[{"type":"text"}]},"streamed":true}\n',
     )
   })
 
