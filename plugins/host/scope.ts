@@ -6,6 +6,7 @@
 import type { Context, EventsService } from 'cordis'
 import type { ErrorSink, Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
+import type { SmallMap } from '../../lib/small-map.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
 import { Dispatch } from './cordis-bridge.ts'
 
@@ -79,20 +80,38 @@ export class NameTable<T> {
 
 export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<string> }
 
-/** Everything registered through one agent's context. Cleared when the agent is disposed. */
+/**
+ * What an agent's scope holds once anything is made in it: its context and fiber, and the tables
+ * of what was registered through it. Most children never get one (see `AgentScope`).
+ */
+class ScopeContents {
+  /** The agent's own tools: a `SmallMap`, since a scope holds a few at most. */
+  tools?: SmallMap<string, ScopedTool> = undefined
+  sections?: NameTable<ScopedSection> = undefined
+  /**
+   * Listener lists by event name, flat: `[name, list, name, list, …]`. A scope listens to a few
+   * events at most (a structured child: three), and an exact-size array of them is a fraction of a
+   * `Map` and its table. Read it through `hooksFor`.
+   */
+  hooks?: readonly (string | Listener[])[] = undefined
+  guards?: ToolGuard[] = undefined
+  restrictions?: Restriction[] = undefined
+  models?: NameTable<ModelAdapter> = undefined
+  ctx?: Context = undefined
+  fiber?: Context['fiber'] = undefined
+}
+
+/**
+ * Everything registered through one agent's context. Cleared when the agent is disposed.
+ *
+ * The tables, the context and the fiber live in one object made on the first write: a settled
+ * child that nobody registers into holds six fields here instead of fourteen, and it is held for
+ * as long as the child lives (reading any of them stays one property load through an accessor).
+ */
 export class AgentScope {
-  tools?: Map<string, ScopedTool>
-  sections?: NameTable<ScopedSection>
-  hooks?: Map<string, Listener[]>
-  guards?: ToolGuard[]
-  restrictions?: Restriction[]
-  models?: NameTable<ModelAdapter>
+  #contents?: ScopeContents = undefined
   /** Bumped whenever the set of tools this agent sees may have changed. */
   toolsVersion = 0
-  /** The agent's scope context, once it exists. */
-  ctx?: Context
-  /** The cordis fiber behind that context, made only when something needs one (see agents). */
-  fiber?: Context['fiber']
   /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
   isDisposed = false
 
@@ -106,25 +125,62 @@ export class AgentScope {
     readonly callerCtx: Context,
   ) {}
 
+  // `private`, not `#`: a class with #methods gives every instance a brand slot
+  private made(): ScopeContents {
+    return (this.#contents ??= new ScopeContents())
+  }
+
+  get tools(): SmallMap<string, ScopedTool> | undefined { return this.#contents?.tools }
+  set tools(value: SmallMap<string, ScopedTool> | undefined) { this.made().tools = value }
+  get sections(): NameTable<ScopedSection> | undefined { return this.#contents?.sections }
+  set sections(value: NameTable<ScopedSection> | undefined) { this.made().sections = value }
+  get hooks(): readonly (string | Listener[])[] | undefined { return this.#contents?.hooks }
+  set hooks(value: readonly (string | Listener[])[] | undefined) { this.made().hooks = value }
+  get guards(): ToolGuard[] | undefined { return this.#contents?.guards }
+  set guards(value: ToolGuard[] | undefined) { this.made().guards = value }
+  get restrictions(): Restriction[] | undefined { return this.#contents?.restrictions }
+  set restrictions(value: Restriction[] | undefined) { this.made().restrictions = value }
+  get models(): NameTable<ModelAdapter> | undefined { return this.#contents?.models }
+  set models(value: NameTable<ModelAdapter> | undefined) { this.made().models = value }
+  /** The agent's scope context, once it exists. */
+  get ctx(): Context | undefined { return this.#contents?.ctx }
+  set ctx(value: Context | undefined) { this.made().ctx = value }
+  /** The cordis fiber behind that context, made only when something needs one (see agents). */
+  get fiber(): Context['fiber'] | undefined { return this.#contents?.fiber }
+  set fiber(value: Context['fiber'] | undefined) { this.made().fiber = value }
+
+  /** The listeners of `name` registered through this scope, in order, or `undefined`. */
+  hooksFor(name: string): Listener[] | undefined {
+    const hooks = this.#contents?.hooks
+    if (hooks) for (let i = 0; i < hooks.length; i += 2) if (hooks[i] === name) return hooks[i + 1] as Listener[]
+    return undefined
+  }
+
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
-    const hooks = (this.hooks ??= new Map())
-    const list = hooks.get(name)
-    // a literal of one: an empty array's first push reserves room for 17 listeners
-    if (!list) hooks.set(name, [listener])
+    const list = this.hooksFor(name)
+    // new arrays of the exact size (`concat`, literals): a spread, a `filter` or an empty array's
+    // first push reserves room for up to 17 entries
+    if (!list) this.hooks = this.hooks ? this.hooks.concat([name, [listener]]) : [name, [listener]]
     else if (prepend) list.unshift(listener)
     else list.push(listener)
     return () => {
-      const current = this.hooks?.get(name)
+      const current = this.hooksFor(name)
       const index = current ? current.indexOf(listener) : -1
       if (index < 0) return
       current!.splice(index, 1)
-      if (!current!.length) this.hooks!.delete(name)
+      if (current!.length) return
+      const hooks = this.hooks!
+      // drops the pair: the name at an even index, its list after it
+      const at = hooks.indexOf(name)
+      this.hooks = hooks.length > 2 ? hooks.slice(0, at).concat(hooks.slice(at + 2)) : undefined
     }
   }
 
+  /** Drops every table (the context and fiber stay readable: disposal has already ended the fiber). */
   clear(): void {
     this.isDisposed = true
-    this.tools = this.sections = this.hooks = this.guards = this.restrictions = this.models = undefined
+    const contents = this.#contents
+    if (contents) contents.tools = contents.sections = contents.hooks = contents.guards = contents.restrictions = contents.models = undefined
     this.toolsVersion++
   }
 }
@@ -146,7 +202,7 @@ export function scopeOf(subject: object | undefined): AgentScope | undefined {
  */
 export function installScoped(
   ctx: Context,
-  label: string,
+  label: string | (() => string),
   install: (scope: AgentScope | undefined) => () => void,
 ): () => void {
   const scope = scopeOf(ctx)
@@ -162,7 +218,8 @@ export function installScoped(
       remove()
     }
   }
-  return ctx.effect(() => install(scope), label) as () => void
+  // the label names the effect in cordis's listings; an agent's tables need none
+  return ctx.effect(() => install(scope), typeof label === 'string' ? label : label()) as () => void
 }
 
 /**
@@ -174,7 +231,7 @@ export function routeScopedListener(ctx: Context, name: string, listener: Listen
   const scope = scopeOf(ctx)
   if (!scope || !scopedEvents.has(name)) return undefined
   if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
-  return installScoped(ctx, `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
+  return installScoped(ctx, () => `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
 }
 
 /**
@@ -190,31 +247,31 @@ export class HookDispatcher {
 
   /** True when at least one listener would receive `name` for this scope. */
   has(name: string, scope: AgentScope | undefined): boolean {
-    return this.#dispatch.has(name, scope?.hooks?.get(name))
+    return this.#dispatch.has(name, scope?.hooksFor(name))
   }
 
   /** Observe-only dispatch: a throwing or rejecting listener is contained and reported. */
   emit(scope: AgentScope | undefined, name: string, ...args: unknown[]): void {
-    this.#dispatch.emit(name, args, scope?.hooks?.get(name))
+    this.#dispatch.emit(name, args, scope?.hooksFor(name))
   }
 
   /** First truthy answer wins; a throw propagates to the dispatcher's caller. */
   bail(scope: AgentScope | undefined, name: string, ...args: unknown[]): unknown {
-    return this.#dispatch.bail(name, args, scope?.hooks?.get(name))
+    return this.#dispatch.bail(name, args, scope?.hooksFor(name))
   }
 
   /** Asks listeners in turn, awaited, until one answers (see `Dispatch.ask`). */
   ask(scope: AgentScope | undefined, name: string, ...args: unknown[]): Promise<unknown> {
-    return this.#dispatch.ask(name, args, scope?.hooks?.get(name))
+    return this.#dispatch.ask(name, args, scope?.hooksFor(name))
   }
 
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits the core. */
   waterfall<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R): R {
-    return this.#dispatch.waterfall(name, args, core, scope?.hooks?.get(name))
+    return this.#dispatch.waterfall(name, args, core, scope?.hooksFor(name))
   }
 
   /** `waterfall` where every `next()` (and the dispatch) returns a promise; throws become rejections. */
   waterfallAsync<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R | Promise<R>): Promise<R> {
-    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooks?.get(name))
+    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooksFor(name))
   }
 }
