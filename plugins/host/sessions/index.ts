@@ -5,6 +5,7 @@ import type { AgentScope, HookDispatcher } from '../scope.ts'
 import { buildHeader } from '../../../lib/session-header.ts'
 import { type AppendObserver, SessionLog, validateSeed } from './session-store.ts'
 import { SubagentError } from '../../../lib/errors.ts'
+import { compactStoredSteps } from '../../../lib/streamed-steps.ts'
 
 export { SessionLog, validateSeed }
 
@@ -58,9 +59,14 @@ export class Sessions extends HostService {
     return log
   }
 
-  /** Rebuilds a stored session as it was (no seed marker): for `agents.resume`. */
+  /**
+   * Rebuilds a stored session as it was (no seed marker): for `agents.resume`. Its long streamed
+   * steps are stored compactly, as the live session held them (`lib/streamed-steps.ts`).
+   */
   restore(header: SessionHeader, events: readonly SessionEvent[]): SessionLog {
-    return new SessionLog(buildHeader({ ...header }), validateSeed(events))
+    const validated = validateSeed(events)
+    compactStoredSteps(validated)
+    return new SessionLog(buildHeader({ ...header }), validated)
   }
 
   /**
