@@ -93,12 +93,11 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
   const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
   for (let step = 1; ; step++) {
     if (state.aborted) return aborted(state)
-    const info = { turn, step }
     if (dispatcher.has('agent/pre-step', subject.scope)) {
       const answer = dispatcher.waterfall<PreStepDecision | PromiseLike<PreStepDecision>>(
         subject.scope,
         'agent/pre-step',
-        [agent, info],
+        [agent, { turn, step }],
         () => enter,
       )
       // a synchronous answer costs no tick: an always-on listener (a tree budget) is on every step
@@ -121,7 +120,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     await runStepCalls(calls, { agent, session, tools, turn, step, signal: state.signal })
     if (state.aborted) return aborted(state)
     if (dispatcher.has('agent/turn-stop', subject.scope)) {
-      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)
+      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, { turn, step })
       // an async listener's answer is its promise: await it, so a rejection ends the turn `error`
       // (instead of going unhandled) and a falsy resolution does not end it
       if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
@@ -189,8 +188,11 @@ function partProblem(part: unknown): string | undefined {
 
 interface ModelOutcome {
   end?: TurnEndReason
-  calls: ToolCallBlock[]
+  calls: readonly ToolCallBlock[]
 }
+
+// the outcome of every step that called no tool: most steps, and every step of a plain child
+const noCalls: ModelOutcome = Object.freeze({ calls: Object.freeze([]) })
 
 async function callModel(
   subject: TurnSubject,
@@ -215,7 +217,8 @@ async function callModel(
   const schemas = services.tools.schemas(agent)
   const request = new TurnModelRequest(agent, model, system, subject.messages(), schemas, maxTokens, state)
   let text = ''
-  const calls: ToolCallBlock[] = []
+  // made on the first tool call: a step without one needs no list
+  let calls: ToolCallBlock[] | undefined
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
   let usage: Usage | undefined
   // the last word before the send, in the same synchronous stretch: a budget counts the request
@@ -244,7 +247,7 @@ async function callModel(
         text += part.text
         session.append('assistant/delta', { turn, step, text: part.text })
       } else if (part.type === 'tool-call') {
-        calls.push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
+        ;(calls ??= []).push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
       } else if (part.type === 'finish') {
         finish = part.reason
         usage = part.usage
@@ -263,11 +266,11 @@ async function callModel(
   const truncated = finish === 'max-tokens'
   const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
   // a truncated step's tool calls are incomplete: drop them
-  if (!truncated) for (const call of calls) content.push(call)
+  if (!truncated && calls) for (const call of calls) content.push(call)
   const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
   // counted before the append: an observer of the message's `session/event` sees it in the figures
   if (counted) for (const meter of services.meters) meter.usage(agent, counted)
   session.append('assistant/message', counted ? { turn, step, content, usage: counted } : { turn, step, content })
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
-  return { calls }
+  return calls ? { calls } : noCalls
 }
