@@ -6,7 +6,9 @@
  * - `promoted_bytes_per_cycle`, `scavenges_per_10k_cycles`, `major_gcs_per_10k_cycles`: old-space
  *   growth over 10,000 cycles started after a full GC (nothing but promotion adds to old space
  *   there; a major GC inside the window is counted, and makes the growth an underestimate);
- * - `retained_bytes_after_10k_cycles`: heap after a full GC, less the heap before the window.
+ * - `retained_bytes_after_10k_cycles`: heap after a full GC, less the heap before the window;
+ * - `cpu_us_per_cycle`: the process's CPU time over the 10,000 cycles (GC and compiler threads
+ *   included), per cycle: unlike wall time, it leaves out the time other processes hold the cores.
  * `--profile=<file>` also writes a sampling heap profile (`.heapprofile`, open it in Chrome's
  * DevTools) of the objects that survived a scavenge during the window: the promoted ones.
  * Run: `node --expose-gc --import tsx bench/cycle-gc.ts [--profile=promoted.heapprofile]`.
@@ -84,7 +86,9 @@ async function main(): Promise<void> {
   const heapBefore = process.memoryUsage().heapUsed
   const oldBefore = oldSpaceUsed()
   const count = 10000
+  const cpuBefore = process.cpuUsage()
   for (let i = 0; i < count; i++) await cycle()
+  const cpu = process.cpuUsage(cpuBefore)
   const oldAfter = oldSpaceUsed()
   if (session) {
     const { profile } = await session.post('HeapProfiler.stopSampling')
@@ -103,6 +107,7 @@ async function main(): Promise<void> {
       scavenges_per_10k_cycles: gcs.minor,
       major_gcs_per_10k_cycles: gcs.major,
       retained_bytes_after_10k_cycles: retained,
+      cpu_us_per_cycle: Math.round(((cpu.user + cpu.system) / count) * 10) / 10,
     },
     started,
     false,
