@@ -3,15 +3,17 @@
  * "One cycle", plain variant), counted instead of timed. Prints one JSON line:
  * - `alloc_bytes_per_cycle`: median `heapUsed` growth over blocks of 20 cycles, each block
  *   started right after a full GC (20 cycles fit in the young generation, so no GC runs inside);
- * - `promoted_bytes_per_cycle`, `scavenges_per_10k_cycles`, `major_gcs_per_10k_cycles`: old-space
- *   growth over 10,000 cycles started after a full GC (nothing but promotion adds to old space
- *   there; a major GC inside the window is counted, and makes the growth an underestimate);
+ * - `old_space_growth_bytes_per_cycle`, `scavenges_per_10k_cycles`, `major_gcs_per_10k_cycles`:
+ *   old-space growth over 10,000 cycles started after a full GC (promotion, and anything V8
+ *   allocates there directly; a major GC inside the window is counted, and makes the growth an
+ *   underestimate). `--trace-gc-nvp`'s `promoted=` gives promotion alone;
  * - `retained_bytes_after_10k_cycles`: heap after a full GC, less the heap before the window;
  * - `cpu_us_per_cycle`: the process's CPU time over the 10,000 cycles (GC and compiler threads
  *   included), per cycle: unlike wall time, it leaves out the time other processes hold the cores.
  * `--profile=<file>` also writes a sampling heap profile (`.heapprofile`, open it in Chrome's
- * DevTools) of the objects that survived a scavenge during the window: the promoted ones.
- * Run: `node --expose-gc --import tsx bench/cycle-gc.ts [--profile=promoted.heapprofile]`.
+ * DevTools) of the objects that survived a scavenge during the window (the promoted ones), or with
+ * `--all` of every sampled allocation. The profiler changes what survives: read its figures apart.
+ * Run: `node --expose-gc --import tsx bench/cycle-gc.ts [--profile=promoted.heapprofile [--all]]`.
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
@@ -103,7 +105,7 @@ async function main(): Promise<void> {
   printSummary(
     {
       alloc_bytes_per_cycle: Math.round(median(perBlock)),
-      promoted_bytes_per_cycle: Math.round((oldAfter - oldBefore) / count),
+      old_space_growth_bytes_per_cycle: Math.round((oldAfter - oldBefore) / count),
       scavenges_per_10k_cycles: gcs.minor,
       major_gcs_per_10k_cycles: gcs.major,
       retained_bytes_after_10k_cycles: retained,
