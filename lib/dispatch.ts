@@ -56,20 +56,40 @@ export class ListenerDispatch {
     return local?.length ? all.concat(local) : all
   }
 
+  /**
+   * The one listener of `name` when there is exactly one (global, none local): an always-on plugin
+   * listening alone is the common case, and calling it needs no snapshot array.
+   */
+  private only(name: string, local: readonly Listener[] | undefined): Listener | undefined {
+    const global = this.hooks[name]
+    return global?.length === 1 && !local?.length ? global[0]!.callback : undefined
+  }
+
   /** Observe-only: a throwing or rejecting listener is contained and reported. */
   emit(name: string, args: unknown[], local?: readonly Listener[]): void {
     this.observe('emit', name, args)
+    const only = this.only(name, local)
+    if (only) {
+      this.emitTo(only, name, args)
+      return
+    }
     const listeners = this.listeners(name, local)
     if (!listeners) return
-    for (const listener of listeners) {
-      try {
-        const result = (listener as (...a: unknown[]) => unknown)(...args)
-        if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
-          Promise.resolve(result).catch((error) => this.onError(error, name))
-        }
-      } catch (error) {
-        this.onError(error, name)
-      }
+    for (let index = 0; index < listeners.length; index++) this.emitTo(listeners[index]!, name, args)
+  }
+
+  private emitTo(listener: Listener, name: string, args: unknown[]): void {
+    try {
+      this.contain((listener as (...a: unknown[]) => unknown)(...args), name)
+    } catch (error) {
+      this.onError(error, name)
+    }
+  }
+
+  /** A listener's promise is not awaited: its rejection is reported, never left unhandled. */
+  private contain(result: unknown, name: string): void {
+    if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
+      Promise.resolve(result).catch((error) => this.onError(error, name))
     }
   }
 
@@ -79,14 +99,14 @@ export class ListenerDispatch {
    */
   emitStrict(name: string, args: unknown[], local?: readonly Listener[]): void {
     this.observe('emit', name, args)
+    const only = this.only(name, local)
+    if (only) {
+      this.contain((only as (...a: unknown[]) => unknown)(...args), name)
+      return
+    }
     const listeners = this.listeners(name, local)
     if (!listeners) return
-    for (const listener of listeners) {
-      const result = (listener as (...a: unknown[]) => unknown)(...args)
-      if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
-        Promise.resolve(result).catch((error) => this.onError(error, name))
-      }
-    }
+    for (let index = 0; index < listeners.length; index++) this.contain((listeners[index] as (...a: unknown[]) => unknown)(...args), name)
   }
 
   /** Awaits each listener in turn; a throw or rejection propagates. */
@@ -157,6 +177,11 @@ export class ListenerDispatch {
    */
   serialEager(name: string, args: unknown[], local?: readonly Listener[]): Promise<void> | undefined {
     this.observe('serial', name, args)
+    const only = this.only(name, local)
+    if (only) {
+      const result = (only as (...a: unknown[]) => unknown)(...args)
+      return isThenable(result) ? serialAfter(result, [], 0, args) : undefined
+    }
     const listeners = this.listeners(name, local)
     if (!listeners) return undefined
     for (let index = 0; index < listeners.length; index++) {

@@ -67,26 +67,31 @@ export class Pool {
 
   /**
    * @param parent the enclosing pool (absent for a tree)
-   * @param limitOf the pool's maximum per limit, `Infinity` where none applies; read on every check,
-   *   so a tree follows its config live
+   * @param limits the pool's maximum per limit, `Infinity` where none applies; read on every check,
+   *   so trees that share one object, updated in place, follow their config live
    * @param reserved the amounts carved from `parent` (a reservation), absent for a tree
    */
   constructor(
     readonly parent: Pool | undefined,
-    private readonly limitOf: (limit: BudgetLimit) => number,
+    private readonly limits: Readonly<BudgetAmounts>,
     readonly reserved?: Readonly<BudgetReservation>,
   ) {}
 
   /** A pool with fixed maximums carved out of `parent`; `parent` holds the amounts back until `close`. */
   static reserve(parent: Pool, reservation: Readonly<BudgetReservation>): Pool {
     const fixed = { ...reservation }
-    const pool = new Pool(parent, (limit) => fixed[limit] ?? Number.POSITIVE_INFINITY, fixed)
+    const limits: BudgetAmounts = {
+      children: fixed.children ?? Number.POSITIVE_INFINITY,
+      tokens: fixed.tokens ?? Number.POSITIVE_INFINITY,
+      modelRequests: fixed.modelRequests ?? Number.POSITIVE_INFINITY,
+    }
+    const pool = new Pool(parent, limits, fixed)
     for (const limit of BUDGET_LIMITS) parent.held[limit] += fixed[limit] ?? 0
     return pool
   }
 
   max(limit: BudgetLimit): number {
-    return this.limitOf(limit)
+    return this.limits[limit]
   }
 
   /** Spent plus held back for live reservations. */
@@ -103,6 +108,11 @@ export class Pool {
   /** Charges `amount` here and in every enclosing pool, moving reserved parts into spent ones. */
   charge(limit: BudgetLimit, amount: number): void {
     if (amount === 0) return
+    // a tree's own pool (no reservation above it): nothing is held back, nothing to move
+    if (!this.parent) {
+      this.spent[limit] += amount
+      return
+    }
     for (let pool: Pool | undefined = this; pool; pool = pool.parent) {
       const before = pool.outstanding(limit)
       pool.spent[limit] += amount
@@ -151,7 +161,9 @@ export class Pool {
 
   /** The innermost spent budget among `limits`, if any: checked before each model request. */
   spentLimit(limits: readonly BudgetLimit[]): SpentLimit | undefined {
-    for (const limit of limits) {
+    // indexed, not for…of: this runs twice per model request, and the iterator was not optimized away
+    for (let index = 0; index < limits.length; index++) {
+      const limit = limits[index]!
       let inner: Pool | undefined
       for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
         const used = usedBelow(pool, inner, limit)
@@ -163,13 +175,35 @@ export class Pool {
   }
 
   /**
+   * `spentLimit(['tokens', 'modelRequests'])`, written out with named fields: it runs before every
+   * model request of every agent, where keyed reads (`spent[limit]`) and a number returned from
+   * `max()` cost more than the comparisons themselves.
+   */
+  requestStop(): SpentLimit | undefined {
+    let inner: Pool | undefined
+    for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
+      const used = pool.spent.tokens + pool.held.tokens - (inner ? inner.outstanding('tokens') : 0)
+      if (used >= pool.limits.tokens) return { limit: 'tokens', used, max: pool.limits.tokens }
+    }
+    inner = undefined
+    for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
+      const used = pool.spent.modelRequests + pool.held.modelRequests - (inner ? inner.outstanding('modelRequests') : 0)
+      if (used >= pool.limits.modelRequests) return { limit: 'modelRequests', used, max: pool.limits.modelRequests }
+    }
+    return undefined
+  }
+
+  /**
    * Checks that a child may start here with `reservation` (SPEC §9). Throws `SubagentBudgetError`
    * for the first short limit in `BUDGET_LIMITS` order, innermost pool first: a start needs one
    * child plus the reserved children; tokens and model requests must not be spent, and must cover
    * what is reserved.
    */
   assertCanStart(reservation: Readonly<BudgetReservation> | undefined): void {
-    for (const limit of BUDGET_LIMITS) {
+    // the common start (no reservation, nothing near a limit) passes on named fields alone
+    if (reservation === undefined && this.#fitsOneChild()) return
+    for (let index = 0; index < BUDGET_LIMITS.length; index++) {
+      const limit = BUDGET_LIMITS[index]!
       const reserved = reservation?.[limit]
       const need = limit === 'children' ? 1 + (reserved ?? 0) : (reserved ?? 0)
       let inner: Pool | undefined
@@ -180,6 +214,17 @@ export class Pool {
         if (short) throw new SubagentBudgetError(limit, used, max)
       }
     }
+  }
+
+  /** True when one more child without a reservation fits every pool on the chain (see `assertCanStart`). */
+  #fitsOneChild(): boolean {
+    if (this.requestStop()) return false
+    let inner: Pool | undefined
+    for (let pool: Pool | undefined = this; pool; inner = pool, pool = pool.parent) {
+      const used = pool.spent.children + pool.held.children - (inner ? inner.outstanding('children') : 0)
+      if (used + 1 > pool.limits.children) return false
+    }
+    return true
   }
 }
 

@@ -386,6 +386,28 @@ export interface SubagentPlan {
    * `validate` runs at entry step 6 and may throw to reject the start.
    */
   claim(field: string, validate?: () => void): void
+  /**
+   * For a `subagent/admit` listener that booked something for the run: the driver calls
+   * `ticket.settled()` itself, exactly once, when the run's result settles (before the
+   * `subagent/settle` waterfall, or as it rejects), so the listener needs no `subagent/settle` hop.
+   * A start rejected before its run exists never calls it (`subagent/abandon` is heard instead).
+   * Tickets are called in the order they were held.
+   */
+  hold(ticket: RunTicket): void
+}
+
+/**
+ * What a `subagent/admit` listener booked for one run (a slot, a reservation), handed to the
+ * driver with `plan.hold()`. Part of the `subagent/admit` contract: the plugins still meet only at
+ * that hook, the driver just calls back instead of dispatching `subagent/settle` to it.
+ */
+export interface RunTicket {
+  /**
+   * The run's result is settling: give back what the run holds. An answer becomes the result's
+   * `treeUsage` (the first ticket that answers wins; ignored when the result rejects). A throw
+   * rejects `run.result`, as a throwing `subagent/settle` listener does.
+   */
+  settled(): Usage | undefined
 }
 
 /** The turn end a spent tree budget asks for before a model request (SPEC §9). */

@@ -79,20 +79,32 @@ export class NameTable<T> {
 
 export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<string> }
 
-/** Everything registered through one agent's context. Cleared when the agent is disposed. */
+/**
+ * What an agent's scope holds once anything is made in it: its context and fiber, and the tables
+ * of what was registered through it. Most children never get one (see `AgentScope`).
+ */
+class ScopeContents {
+  tools?: Map<string, ScopedTool> = undefined
+  sections?: NameTable<ScopedSection> = undefined
+  hooks?: Map<string, Listener[]> = undefined
+  guards?: ToolGuard[] = undefined
+  restrictions?: Restriction[] = undefined
+  models?: NameTable<ModelAdapter> = undefined
+  ctx?: Context = undefined
+  fiber?: Context['fiber'] = undefined
+}
+
+/**
+ * Everything registered through one agent's context. Cleared when the agent is disposed.
+ *
+ * The tables, the context and the fiber live in one object made on the first write: a settled
+ * child that nobody registers into holds six fields here instead of fourteen, and it is held for
+ * as long as the child lives (reading any of them stays one property load through an accessor).
+ */
 export class AgentScope {
-  tools?: Map<string, ScopedTool>
-  sections?: NameTable<ScopedSection>
-  hooks?: Map<string, Listener[]>
-  guards?: ToolGuard[]
-  restrictions?: Restriction[]
-  models?: NameTable<ModelAdapter>
+  #contents?: ScopeContents = undefined
   /** Bumped whenever the set of tools this agent sees may have changed. */
   toolsVersion = 0
-  /** The agent's scope context, once it exists. */
-  ctx?: Context
-  /** The cordis fiber behind that context, made only when something needs one (see agents). */
-  fiber?: Context['fiber']
   /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
   isDisposed = false
 
@@ -105,6 +117,30 @@ export class AgentScope {
     readonly owner: Agent | undefined,
     readonly callerCtx: Context,
   ) {}
+
+  // `private`, not `#`: a class with #methods gives every instance a brand slot
+  private made(): ScopeContents {
+    return (this.#contents ??= new ScopeContents())
+  }
+
+  get tools(): Map<string, ScopedTool> | undefined { return this.#contents?.tools }
+  set tools(value: Map<string, ScopedTool> | undefined) { this.made().tools = value }
+  get sections(): NameTable<ScopedSection> | undefined { return this.#contents?.sections }
+  set sections(value: NameTable<ScopedSection> | undefined) { this.made().sections = value }
+  get hooks(): Map<string, Listener[]> | undefined { return this.#contents?.hooks }
+  set hooks(value: Map<string, Listener[]> | undefined) { this.made().hooks = value }
+  get guards(): ToolGuard[] | undefined { return this.#contents?.guards }
+  set guards(value: ToolGuard[] | undefined) { this.made().guards = value }
+  get restrictions(): Restriction[] | undefined { return this.#contents?.restrictions }
+  set restrictions(value: Restriction[] | undefined) { this.made().restrictions = value }
+  get models(): NameTable<ModelAdapter> | undefined { return this.#contents?.models }
+  set models(value: NameTable<ModelAdapter> | undefined) { this.made().models = value }
+  /** The agent's scope context, once it exists. */
+  get ctx(): Context | undefined { return this.#contents?.ctx }
+  set ctx(value: Context | undefined) { this.made().ctx = value }
+  /** The cordis fiber behind that context, made only when something needs one (see agents). */
+  get fiber(): Context['fiber'] | undefined { return this.#contents?.fiber }
+  set fiber(value: Context['fiber'] | undefined) { this.made().fiber = value }
 
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
     const hooks = (this.hooks ??= new Map())
@@ -122,9 +158,11 @@ export class AgentScope {
     }
   }
 
+  /** Drops every table (the context and fiber stay readable: disposal has already ended the fiber). */
   clear(): void {
     this.isDisposed = true
-    this.tools = this.sections = this.hooks = this.guards = this.restrictions = this.models = undefined
+    const contents = this.#contents
+    if (contents) contents.tools = contents.sections = contents.hooks = contents.guards = contents.restrictions = contents.models = undefined
     this.toolsVersion++
   }
 }

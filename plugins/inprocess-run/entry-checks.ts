@@ -2,12 +2,12 @@
  * The synchronous entry of `start` (SPEC §2.1): every check runs before the first await, in the
  * spec's order, and none touches `parent.ctx`.
  */
-import { randomUUID } from 'node:crypto'
 import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
-import type { SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest } from '../../lib/types.ts'
+import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, Usage } from '../../lib/types.ts'
+import { flatUuid } from '../../lib/uuid.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
 export const capabilityFields = ['outputSchema', 'budget'] as const
@@ -16,12 +16,15 @@ export { abortedBeforePublication }
 
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
-  readonly childId: string = randomUUID()
+  // the child's id for its whole life: one flat string, not the rope randomUUID() returns
+  readonly childId: string = flatUuid()
   #depthCap: number
   /** With `inheritRestrictions`: the global tools the parent saw at entry, the child's ceiling. */
   inheritedTools?: readonly string[]
   /** Claimed capability fields and their validators; made on the first claim. */
   claims?: Map<string, (() => void) | undefined>
+  #ticket: RunTicket | undefined
+  #moreTickets: RunTicket[] | undefined
 
   constructor(
     readonly request: SubagentStartRequest,
@@ -44,6 +47,37 @@ export class StartPlan implements SubagentPlan {
 
   claim(field: string, validate?: () => void): void {
     ;(this.claims ??= new Map()).set(field, validate)
+  }
+
+  hold(ticket: RunTicket): void {
+    // one ticket (a tree budget) is the common case: no array for it
+    if (this.#ticket === undefined) this.#ticket = ticket
+    else (this.#moreTickets ??= []).push(ticket)
+  }
+
+  /** What the run's settle path calls: the held ticket, or one that calls every held ticket in order. */
+  ticket(): RunTicket | undefined {
+    const first = this.#ticket
+    const more = this.#moreTickets
+    if (!more) return first
+    const all = [first as RunTicket, ...more]
+    return {
+      settled: () => {
+        let usage: Usage | undefined
+        let failure: { error: unknown } | undefined
+        // every ticket is given back even when one throws; the first throw then rejects the result
+        for (const ticket of all) {
+          try {
+            const answer = ticket.settled()
+            if (usage === undefined) usage = answer
+          } catch (error) {
+            failure ??= { error }
+          }
+        }
+        if (failure) throw failure.error
+        return usage
+      },
+    }
   }
 }
 

@@ -5,7 +5,7 @@
 import { subscribeAbort } from '../../lib/abort-signal.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
-import type { SubagentInfo, SubagentResult, SubagentRun, SubagentStartRequest } from '../../lib/types.ts'
+import type { RunTicket, SubagentInfo, SubagentResult, SubagentRun, SubagentStartRequest } from '../../lib/types.ts'
 import { englishDiagnostic } from '../../locales/index.ts'
 import type { Dispatch } from '../host/cordis-bridge.ts'
 
@@ -36,11 +36,17 @@ function gapAbortResult(): SubagentResult {
 
 /**
  * Hands `request.prompt` to the published child of `run` and returns its settled result. Emits
- * `subagent/start` first and exactly one `subagent/end` whatever happens. The promise rejects only
- * if sending the prompt failed for another reason than the child's disposal, or a `subagent/settle`
- * listener threw; it never rejects unobserved (a catch is attached here).
+ * `subagent/start` first and exactly one `subagent/end` whatever happens; calls `ticket.settled()`
+ * (what admission booked) exactly once, as the result settles either way. The promise rejects only
+ * if sending the prompt failed for another reason than the child's disposal, or the ticket or a
+ * `subagent/settle` listener threw; it never rejects unobserved (a catch is attached here).
  */
-export function handOff(run: HandedOffRun, request: SubagentStartRequest, dispatch: Dispatch): Promise<SubagentResult> {
+export function handOff(
+  run: HandedOffRun,
+  request: SubagentStartRequest,
+  dispatch: Dispatch,
+  ticket: RunTicket | undefined,
+): Promise<SubagentResult> {
   const child = run.agent
   // observers hear the start before anything the run does can end it
   if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [run.info()])
@@ -57,7 +63,7 @@ export function handOff(run: HandedOffRun, request: SubagentStartRequest, dispat
   // an abort that landed between publication and here: the prompt is never sent
   if (signal.aborted) {
     run.markCancelled()
-    result = settle(run, dispatch, gapAbortResult())
+    result = settle(run, dispatch, gapAbortResult(), ticket)
   } else {
     let sent: unknown
     try {
@@ -65,33 +71,43 @@ export function handOff(run: HandedOffRun, request: SubagentStartRequest, dispat
     } catch (error) {
       sent = error ?? new SubagentError('FOLLOWUP_FAILED', 'followup failed')
     }
-    if (sent === undefined) result = drive(run, dispatch)
+    if (sent === undefined) result = drive(run, dispatch, ticket)
     else if (isDisposal(sent)) {
       // the child's owner was disposed in the gap: a cancellation (SPEC §2.5), not a fault
       run.markCancelled()
-      result = settle(run, dispatch, readResult(child.session.events, run.seedLength, true, englishDiagnostic))
-    } else result = fail(run, dispatch, sent)
+      result = settle(run, dispatch, readResult(child.session.events, run.seedLength, true, englishDiagnostic), ticket)
+    } else result = fail(run, dispatch, sent, ticket)
   }
   // a result nobody awaits must not become an unhandled rejection
   result.catch(() => {})
   return result
 }
 
-async function drive(run: HandedOffRun, dispatch: Dispatch): Promise<SubagentResult> {
+async function drive(run: HandedOffRun, dispatch: Dispatch, ticket: RunTicket | undefined): Promise<SubagentResult> {
   const child = run.agent
   await child.whenIdle()
-  return settle(run, dispatch, readResult(child.session.events, run.seedLength, run.isCancelled, englishDiagnostic))
+  return settle(run, dispatch, readResult(child.session.events, run.seedLength, run.isCancelled, englishDiagnostic), ticket)
 }
 
-async function fail(run: HandedOffRun, dispatch: Dispatch, error: unknown): Promise<never> {
+async function fail(run: HandedOffRun, dispatch: Dispatch, error: unknown, ticket: RunTicket | undefined): Promise<never> {
   run.releaseAbort()
+  try {
+    ticket?.settled()
+  } catch {
+    // the result already rejects with the send's failure, which says more than the ticket's
+  }
   emitFailedEnd(run, dispatch, error)
   throw error
 }
 
-async function settle(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult): Promise<SubagentResult> {
+async function settle(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult, ticket: RunTicket | undefined): Promise<SubagentResult> {
   let result: SubagentResult
   try {
+    if (ticket) {
+      // set on the result the handoff just built, before any listener sees it: no copy
+      const treeUsage = ticket.settled()
+      if (treeUsage) read.treeUsage = treeUsage
+    }
     result = dispatch.has('subagent/settle') ? await dispatch.waterfallAsync('subagent/settle', [read, run], () => read) : read
   } catch (error) {
     emitFailedEnd(run, dispatch, error)

@@ -57,7 +57,9 @@ declare module 'cordis' {
      * After the entry checks, before creation: a listener may wait (a concurrency queue) and then
      * charge what the start costs, or throw to reject it (nothing is created). Awaited in order;
      * a signal aborted meanwhile rejects the start with `subagent request was aborted before
-     * child publication`. @mode serial
+     * child publication`. What it books for the run it hands over with `plan.hold(ticket)`: the
+     * driver calls `ticket.settled()` once as the run's result settles (see `RunTicket`).
+     * @mode serial
      */
     'subagent/admit'(plan: SubagentPlan): void | Promise<void>
     /**
@@ -241,7 +243,9 @@ export class InProcessRun {
       }
       const handle = await this.agents.create(options)
       const rootId = rootIdOf(request.parent, this.lookup)
-      return new Run(handle, plan, rootId, this.feed, (run) => handOff(run, request, dispatch))
+      // what admission booked is given back on the run's own settle path, without a hook hop
+      const ticket = plan.ticket()
+      return new Run(handle, rootId, this.feed, (run) => handOff(run, request, dispatch, ticket))
     } catch (error) {
       if (admitted) this.abandon(plan, error)
       throw error

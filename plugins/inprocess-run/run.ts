@@ -3,25 +3,27 @@
  * promise, the cancelled flag and the ids; events, observer info and disposal. It drives nothing:
  * the handoff (`handoff.ts`) sends the prompt and settles the result.
  */
-import type { AgentHandle, RunEvent, SubagentInfo, SubagentResult } from '../../lib/types.ts'
-import type { StartPlan } from './entry-checks.ts'
+import type { Agent, AgentHandle, RunEvent, SubagentInfo, SubagentResult } from '../../lib/types.ts'
 import type { HandedOffRun } from './handoff.ts'
 import { type RunEventSource, runEvents } from './run-events.ts'
 
 /** What `events()` needs from the driver: shared by every run, nothing registered per run. */
 export type EventFeed = Pick<RunEventSource, 'watch' | 'sessionOf'>
 
+/**
+ * The caller's run. A settled run lives as long as its caller holds it, so it keeps only what
+ * `result`, `dispose`, `events` and `info` need: the id, seed length, mode and depth are read from
+ * the child's frozen header when asked (it records each at creation), and no method is `#private`
+ * (that would give every run a brand slot).
+ */
 export class Run implements HandedOffRun {
-  readonly id: string
   readonly result: Promise<SubagentResult>
-  readonly seedLength: number
   #cancelled = false
-  #releaseAbort: (() => void) | undefined
-  #disposal?: Promise<void>
+  #releaseAbort: (() => void) | undefined = undefined
+  #disposal?: Promise<void> = undefined
   // the plan and request are not kept: a settled run should not pin its caller's signal; the
   // observer info is rebuilt from the child's header when asked, not held for the run's life
   readonly #rootId: string
-  readonly #mode: SubagentInfo['mode']
 
   /**
    * `handOff` is given the run being built and returns its result: `subagent/settle` listeners
@@ -29,16 +31,21 @@ export class Run implements HandedOffRun {
    */
   constructor(
     private readonly handle: AgentHandle,
-    plan: StartPlan,
     rootId: string,
     private readonly feed: EventFeed,
     handOff: (run: Run) => Promise<SubagentResult>,
   ) {
-    this.id = handle.agent.id
-    this.seedLength = plan.seed?.length ?? 0
     this.#rootId = rootId
-    this.#mode = plan.mode
     this.result = handOff(this)
+  }
+
+  get id(): string {
+    return this.handle.agent.id
+  }
+
+  /** Events of a fork seed at the head of the child's session (0 for a spawn): the header's `seedLength`. */
+  get seedLength(): number {
+    return this.handle.agent.session.header.seedLength ?? 0
   }
 
   get agent() {
@@ -66,27 +73,29 @@ export class Run implements HandedOffRun {
 
   /** Idempotent: cancels, awaits disposal of the child and the result; rejects only if disposal failed. */
   dispose(): Promise<void> {
-    return (this.#disposal ??= this.#dispose())
+    return (this.#disposal ??= this.disposeNow())
   }
 
   /** The child's and its descendants' events until the result settles (see `SubagentRun.events`). */
   events(): AsyncIterableIterator<RunEvent> {
     const { watch, sessionOf } = this.feed
     const child = this.handle.agent
-    return runEvents({ child, seedLength: this.seedLength, depth: this.#depth(), result: this.result, watch, sessionOf })
+    return runEvents({ child, seedLength: this.seedLength, depth: depthOf(child), result: this.result, watch, sessionOf })
   }
 
   /** Observer info for `subagent/start` and `subagent/end`: run, lineage and request fields from the child's header. */
   info(result?: SubagentResult): SubagentInfo {
     const { id } = this
-    const { parentSession, label, callId } = this.handle.agent.session.header
+    const child = this.handle.agent
+    const { parentSession, label, callId, seedLength } = child.session.header
     const info: SubagentInfo = {
       runId: id,
       parentId: parentSession as string,
       childId: id,
       rootId: this.#rootId,
-      mode: this.#mode,
-      depth: this.#depth(),
+      // the header records a seed length exactly for a fork
+      mode: seedLength === undefined ? 'spawn' : 'fork',
+      depth: depthOf(child),
       ...(label !== undefined ? { label } : {}),
       ...(callId !== undefined ? { callId } : {}),
     }
@@ -94,12 +103,7 @@ export class Run implements HandedOffRun {
     return { ...info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
   }
 
-  /** The child's depth, as its header (written from the plan at creation) records it. */
-  #depth(): number {
-    return this.handle.agent.session.header.delegationDepth as number
-  }
-
-  async #dispose(): Promise<void> {
+  private async disposeNow(): Promise<void> {
     this.releaseAbort()
     this.#cancelled = true
     const disposal = this.handle.dispose()
@@ -114,6 +118,11 @@ export class Run implements HandedOffRun {
     await this.result.then(settledAnyway, settledAnyway)
     if (failure) throw failure.error
   }
+}
+
+/** The child's depth, as its header (written from the plan at creation) records it. */
+function depthOf(child: Agent): number {
+  return child.session.header.delegationDepth as number
 }
 
 /** Ignores how the result settled: `dispose()` only waits for it. */

@@ -3,11 +3,12 @@ import Schema from 'schemastery'
 import { Dispatch } from '../host/cordis-bridge.ts'
 import { AgentDisposedError, abortedBeforePublication, SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
-import type { Agent, BudgetReservation, BudgetStop, SubagentPlan, SubagentResult, TreeUsage } from '../../lib/types.ts'
+import type { Agent, BudgetReservation, BudgetStop, SubagentPlan, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect } from '../host/index.ts'
 import { Admission, type Lane } from './admission.ts'
-import { type BudgetNode, type BudgetTicket, Ledger } from './ledger.ts'
+import { type BudgetNode, Ledger } from './ledger.ts'
+import { BudgetTicket } from './ticket.ts'
 import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord } from './session-record.ts'
 
 export { SubagentBudgetError } from '../../lib/errors.ts'
@@ -31,15 +32,14 @@ export class TreeBudget {
   readonly #admission: Admission
   readonly #agents: Context['agents']
   readonly #events: Dispatch
+  /** The run leaves the count: a ticket's way back in, made once. */
+  readonly #endRun = (node: BudgetNode): void => this.#end(node)
 
   constructor(ctx: Context, config: TreeBudget.Config) {
     this.#config = config ?? {}
     const agents = ctx.agents
     this.#agents = agents
-    this.#ledger = new Ledger(
-      () => this.#config,
-      (id) => agents.get(id),
-    )
+    this.#ledger = new Ledger(this.#config, (id) => agents.get(id))
     this.#admission = new Admission(
       () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
       (signal) => new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason }),
@@ -61,17 +61,6 @@ export class TreeBudget {
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
     listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))
     listenDirect(ctx, 'agent/created', (agent) => this.#grant(agent))
-    listenDirect(ctx, 'subagent/settle', (_result, run, next) => {
-      // taken now, before anything awaits: the child's disposal may drop it before `next()` returns
-      const node = this.#ledger.known(run.id)
-      return Promise.resolve(next()).then(
-        (result) => this.#settle(result, node),
-        (error) => {
-          if (node) this.#end(node)
-          throw error
-        },
-      )
-    })
     listenDirect(ctx, 'subagent/outlook', (outlook) => {
       const node = this.#ledger.nodeOf(outlook.agent)
       const remaining = node.pool.remainingAll()
@@ -134,6 +123,7 @@ export class TreeBudget {
       return core()
     }
     this.#config = config ?? {}
+    this.#ledger.setLimits(this.#config)
     // a raised concurrency limit lets waiters in; a lowered budget stops new work at the next check
     this.#admission.drain()
     return undefined
@@ -160,7 +150,10 @@ export class TreeBudget {
       this.#ledger.chargeChild(parentNode, 1)
       const pool = reservation ? Pool.reserve(parentNode.pool, reservation) : undefined
       const node = this.#ledger.childNode(parentNode, pool ?? parentNode.pool, plan.childId)
-      node.ticket = { parent, parentNode, reservation: pool, reserved: reservation, slot }
+      const ticket = new BudgetTicket(node, parent, parentNode, pool, reservation, slot, this.#endRun)
+      node.ticket = ticket
+      // the driver gives it back on the run's settle path: no `subagent/settle` listener
+      plan.hold(ticket)
     } catch (error) {
       this.#admission.release(slot)
       throw error
@@ -189,17 +182,6 @@ export class TreeBudget {
       treeSpent: { ...tree.spent },
     }
     child.session.append(GRANT_EVENT, grant)
-  }
-
-  /** `treeUsage` on the result, and the run leaves the count (SPEC §9: when its result settles). */
-  #settle(result: SubagentResult, node: BudgetNode | undefined): SubagentResult {
-    if (!node) return result
-    this.#end(node)
-    const { inputTokens, outputTokens } = node.usage
-    // not `{...result, treeUsage}`: on Node 20 a spread followed by a field costs microseconds
-    const settled: SubagentResult = Object.assign({}, result)
-    settled.treeUsage = { inputTokens, outputTokens }
-    return settled
   }
 
   #stopFor(node: BudgetNode): BudgetStop | undefined {

@@ -3,10 +3,10 @@
  * Every agent gets a node the first time the budget hears of it; a node charges its pool (the
  * tree's, or the reservation it lives under) and adds to its own and every ancestor's usage.
  */
-import { Pool, type SpentLimit } from '../../lib/tree-budget.ts'
-import type { Agent, BudgetLimit, BudgetReservation, TreeUsage, Usage } from '../../lib/types.ts'
-import type { Lane } from './admission.ts'
+import { type BudgetAmounts, Pool, type SpentLimit } from '../../lib/tree-budget.ts'
+import type { Agent, BudgetReservation, TreeUsage, Usage } from '../../lib/types.ts'
 import { grantOf, ownRecord } from './session-record.ts'
+import type { BudgetTicket } from './ticket.ts'
 
 export interface BudgetNode {
   readonly agentId: string
@@ -19,28 +19,12 @@ export interface BudgetNode {
   ticket?: BudgetTicket
 }
 
-/** One admitted start's holdings, until its run settles (or the start is abandoned). */
-export interface BudgetTicket {
-  readonly parent: Agent
-  readonly parentNode: BudgetNode
-  /** The child's own reservation pool, when the request carried `budget`. */
-  readonly reservation: Pool | undefined
-  /** The reservation as requested, for the grant record. */
-  readonly reserved: BudgetReservation | undefined
-  /** The parent's lane, whose slot the run holds. */
-  readonly slot: Lane
-}
-
 export interface TreeLimits {
   maxChildren?: number
   maxTokens?: number
   maxModelRequests?: number
 }
 
-/** What a model request needs left, in the order a spent one is reported. */
-const REQUEST_LIMITS: readonly BudgetLimit[] = Object.freeze(['tokens', 'modelRequests'])
-
-const limitKey = { children: 'maxChildren', tokens: 'maxTokens', modelRequests: 'maxModelRequests' } as const
 
 function emptyUsage(): TreeUsage {
   return { inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 }
@@ -57,19 +41,36 @@ export class Ledger {
   // live agents only, by id: one map entry per child from its admission to its disposal (a
   // WeakMap keyed by the session cost more per child than the rest of the bookkeeping together)
   readonly #nodes = new Map<string, BudgetNode>()
+  // the child booked last, kept out of the map until the next booking: children started one at a
+  // time (the common case) never touch the map, whose insertion and removal of a fresh key cost
+  // more than all the rest of a child's bookkeeping
+  #newest: BudgetNode | undefined
+
+  // one object shared by every tree's pool and updated in place: a check reads a field, not the config
+  readonly #treeLimits: BudgetAmounts = { children: Number.POSITIVE_INFINITY, tokens: Number.POSITIVE_INFINITY, modelRequests: Number.POSITIVE_INFINITY }
 
   /**
-   * @param limits the config, read on every check (a hot update changes limits, never what was spent)
+   * @param limits the config's limits (see `setLimits`)
    * @param liveAgent the published agent with this id, if any (for a resumed agent's parent)
    */
   constructor(
-    private readonly limits: () => TreeLimits,
+    limits: TreeLimits,
     private readonly liveAgent: (id: string) => Agent | undefined,
-  ) {}
+  ) {
+    this.setLimits(limits)
+  }
+
+  /** Applies a config's limits to every tree, at its next check; what trees spent stays. Absent = unlimited. */
+  setLimits(limits: TreeLimits): void {
+    const unlimited = Number.POSITIVE_INFINITY
+    this.#treeLimits.children = limits.maxChildren ?? unlimited
+    this.#treeLimits.tokens = limits.maxTokens ?? unlimited
+    this.#treeLimits.modelRequests = limits.maxModelRequests ?? unlimited
+  }
 
   /** A fresh tree's pool, following the config live. */
   treePool(): Pool {
-    return new Pool(undefined, (limit: BudgetLimit) => this.limits()[limitKey[limit]] ?? Number.POSITIVE_INFINITY)
+    return new Pool(undefined, this.#treeLimits)
   }
 
   /**
@@ -77,24 +78,28 @@ export class Ledger {
    * disposed agent's figures are read back from its session each time (see README, Known limits).
    */
   nodeOf(agent: Agent): BudgetNode {
-    return this.#nodes.get(agent.id) ?? this.#restore(agent)
+    return this.known(agent.id) ?? this.#restore(agent)
   }
 
   /** The node of a live agent (or an admitted child) the budget already knows, without making one. */
   known(agentId: string): BudgetNode | undefined {
-    return this.#nodes.get(agentId)
+    const newest = this.#newest
+    return newest !== undefined && newest.agentId === agentId ? newest : this.#nodes.get(agentId)
   }
 
   /** An admitted child's node, before the child exists (it gets the id `childId`): it spends from `pool`. */
   childNode(parent: BudgetNode, pool: Pool, childId: string): BudgetNode {
     const node: BudgetNode = { agentId: childId, parent, pool, usage: emptyUsage(), ticket: undefined }
-    this.#nodes.set(childId, node)
+    const previous = this.#newest
+    if (previous !== undefined) this.#nodes.set(previous.agentId, previous)
+    this.#newest = node
     return node
   }
 
   /** Drops the node of an agent that is gone (or a child that was never created). */
   forget(agentId: string): void {
-    this.#nodes.delete(agentId)
+    if (this.#newest?.agentId === agentId) this.#newest = undefined
+    else this.#nodes.delete(agentId)
   }
 
   /** Counts one `assistant/message`'s usage, once, on the agent and every ancestor. */
@@ -120,7 +125,7 @@ export class Ledger {
 
   /** The budget that is spent for this agent's next model request, if any. */
   spentBeforeRequest(node: BudgetNode): SpentLimit | undefined {
-    return node.pool.spentLimit(REQUEST_LIMITS)
+    return node.pool.requestStop()
   }
 
   /**

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { Agent, SubagentPlan } from '../../lib/types.ts'
+import type { Agent, SubagentPlan, Usage } from '../../lib/types.ts'
 import { createDriverHost } from '../support/driver.ts'
 
 describe('InProcessRun admission (subagent/admit)', () => {
@@ -62,5 +62,118 @@ describe('InProcessRun admission (subagent/admit)', () => {
     expect((error as Error).message).to.equal('subagent request was aborted before child publication')
     expect(abandoned).to.have.length(1)
     expect(host.root.agents.list()).to.deep.equal([host.parent])
+  })
+
+  it('calls a ticket held at admission once as the result settles, and sets its answer as treeUsage', async () => {
+    const host = await createDriverHost()
+    const calls: string[] = []
+    const offAdmit = host.root.on('subagent/admit', (plan: SubagentPlan) =>
+      plan.hold({
+        settled: () => {
+          calls.push('settled')
+          return { inputTokens: 40, outputTokens: 2 }
+        },
+      }),
+    )
+    const offSettle = host.root.on('subagent/settle', async (result, _run, next) => {
+      calls.push(`settle listener saw ${JSON.stringify(result.treeUsage)}`)
+      return next()
+    })
+    host.scripted.push({ text: 'ok', usage: { inputTokens: 5, outputTokens: 1 } })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    const result = await run.result
+    offAdmit()
+    offSettle()
+    expect(calls).to.deep.equal(['settled', 'settle listener saw {"inputTokens":40,"outputTokens":2}'])
+    expect(result).to.deep.equal({
+      output: [{ type: 'text', text: 'ok' }],
+      stopReason: 'completed',
+      usage: { inputTokens: 5, outputTokens: 1 },
+      treeUsage: { inputTokens: 40, outputTokens: 2 },
+    })
+    await run.dispose()
+    expect(calls).to.have.length(2)
+  })
+
+  it('calls every held ticket in order and keeps the first answer as treeUsage', async () => {
+    const host = await createDriverHost()
+    const calls: string[] = []
+    const answer = (name: string, usage: Usage) => {
+      calls.push(name)
+      return usage
+    }
+    const offAdmit = host.root.on('subagent/admit', (plan: SubagentPlan) => {
+      plan.hold({ settled: () => void calls.push('first') })
+      plan.hold({ settled: () => answer('second', { inputTokens: 1, outputTokens: 1 }) })
+      plan.hold({ settled: () => answer('third', { inputTokens: 9, outputTokens: 9 }) })
+    })
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    const result = await run.result
+    offAdmit()
+    expect(calls).to.deep.equal(['first', 'second', 'third'])
+    expect(result.treeUsage).to.deep.equal({ inputTokens: 1, outputTokens: 1 })
+    await run.dispose()
+  })
+
+  it('calls a held ticket when the result rejects, and keeps the rejection', async () => {
+    const host = await createDriverHost()
+    let settled = 0
+    const offAdmit = host.root.on('subagent/admit', (plan: SubagentPlan) => plan.hold({ settled: () => void settled++ }))
+    const offSetup = host.root.on('subagent/setup', (child: Agent) => {
+      ;(child as unknown as { followup: () => void }).followup = () => {
+        throw new Error('queue is broken')
+      }
+    })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    offAdmit()
+    offSetup()
+    const error = await run.result.then(
+      () => undefined,
+      (reason: Error) => reason,
+    )
+    expect([error?.message, settled]).to.deep.equal(['queue is broken', 1])
+    await run.dispose()
+  })
+
+  it("rejects the result with a ticket's throw and still calls the tickets held after it", async () => {
+    const host = await createDriverHost()
+    const ends: unknown[] = []
+    let later = 0
+    const offAdmit = host.root.on('subagent/admit', (plan: SubagentPlan) => {
+      plan.hold({
+        settled: () => {
+          throw new Error('ticket broke')
+        },
+      })
+      plan.hold({ settled: () => void later++ })
+    })
+    const offEnd = host.root.on('subagent/end', (info) => void ends.push(info.error))
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    const error = await run.result.then(
+      () => undefined,
+      (reason: Error) => reason,
+    )
+    offAdmit()
+    offEnd()
+    expect([error?.message, later, ends]).to.deep.equal(['ticket broke', 1, ['ticket broke']])
+    await run.dispose()
+  })
+
+  it('never calls the ticket of a start rejected after admission', async () => {
+    const host = await createDriverHost()
+    const controller = new AbortController()
+    let settled = 0
+    const offAdmit = host.root.on('subagent/admit', (plan: SubagentPlan) => {
+      plan.hold({ settled: () => void settled++ })
+      controller.abort()
+    })
+    const error = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal })).then(
+      () => undefined,
+      (reason: Error) => reason,
+    )
+    offAdmit()
+    expect([error?.message, settled]).to.deep.equal(['subagent request was aborted before child publication', 0])
   })
 })

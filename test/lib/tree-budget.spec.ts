@@ -3,8 +3,13 @@ import { SubagentBudgetError } from '../../lib/errors.ts'
 import { assertReservation, isBudgetAmount, Pool } from '../../lib/tree-budget.ts'
 import type { BudgetLimit } from '../../lib/types.ts'
 
+function limitsOf(limits: Partial<Record<BudgetLimit, number>>): Record<BudgetLimit, number> {
+  const unlimited = Number.POSITIVE_INFINITY
+  return { children: limits.children ?? unlimited, tokens: limits.tokens ?? unlimited, modelRequests: limits.modelRequests ?? unlimited }
+}
+
 function tree(limits: Partial<Record<BudgetLimit, number>>): Pool {
-  return new Pool(undefined, (limit) => limits[limit] ?? Number.POSITIVE_INFINITY)
+  return new Pool(undefined, limitsOf(limits))
 }
 
 function budgetError(fn: () => void): SubagentBudgetError {
@@ -20,6 +25,40 @@ function budgetError(fn: () => void): SubagentBudgetError {
 describe('tree budget arithmetic (lib/tree-budget.ts)', () => {
   it('reports every limit as Infinity in a tree without limits', () => {
     expect(tree({}).remainingAll()).to.deep.equal({ children: Infinity, tokens: Infinity, modelRequests: Infinity })
+  })
+
+  it('follows limits changed in place, keeping what was spent', () => {
+    const limits = limitsOf({ tokens: 100 })
+    const root = new Pool(undefined, limits)
+    root.charge('tokens', 60)
+    limits.tokens = 50
+    expect(root.spentLimit(['tokens'])).to.deep.equal({ limit: 'tokens', used: 60, max: 50 })
+    limits.tokens = 80
+    expect([root.spentLimit(['tokens']), root.remaining('tokens')]).to.deep.equal([undefined, 20])
+  })
+
+  it('reports the same spent limit before a request as spentLimit over tokens then model requests', () => {
+    const cases: Pool[] = []
+    for (const [tokens, requests] of [
+      [0, 0],
+      [99, 4],
+      [100, 0],
+      [0, 5],
+      [100, 5],
+    ] as const) {
+      const root = tree({ tokens: 100, modelRequests: 5 })
+      const reserved = Pool.reserve(root, { tokens: 30, modelRequests: 2 })
+      const nested = Pool.reserve(reserved, { modelRequests: 1 })
+      Pool.reserve(root, { tokens: 20 })
+      root.charge('tokens', Math.min(tokens, 50))
+      nested.charge('modelRequests', Math.min(requests, 1))
+      reserved.charge('tokens', Math.max(0, tokens - 50))
+      root.charge('modelRequests', Math.max(0, requests - 1))
+      cases.push(root, reserved, nested)
+    }
+    const spent = cases.map((pool) => pool.requestStop())
+    expect(spent).to.deep.equal(cases.map((pool) => pool.spentLimit(['tokens', 'modelRequests'])))
+    expect(spent.filter((limit) => limit !== undefined).length).to.be.greaterThan(3)
   })
 
   it('accepts only non-negative safe integers as amounts', () => {

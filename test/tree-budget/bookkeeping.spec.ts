@@ -23,10 +23,12 @@ describe('TreeBudget bookkeeping (cost per child)', () => {
     await fixture.close()
   })
 
-  it('listens to no per-step or per-event hook: the loop calls its meter', async () => {
+  it('listens to no per-step, per-event or settle hook: the loop calls its meter, the driver its ticket', async () => {
     const fixture = await createBudgetFixture({ budget: { maxTokens: 100 } })
     const names = hookNames(fixture.host.root)
-    expect(names.filter((name) => ['agent/pre-step', 'agent/model-request', 'session/event', 'subagent/setup', 'subagent/end'].includes(name))).to.deep.equal([
+    expect(
+      names.filter((name) => ['agent/pre-step', 'agent/model-request', 'session/event', 'subagent/setup', 'subagent/settle', 'subagent/end'].includes(name)),
+    ).to.deep.equal([
       // the fixture's invariant observer
       'session/event',
     ])
@@ -43,5 +45,24 @@ describe('TreeBudget bookkeeping (cost per child)', () => {
     expect(fixture.budget.usage(run.agent)).to.deep.equal({ inputTokens: 7, outputTokens: 3, modelRequests: 1, children: 0 })
     expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 7, outputTokens: 3, modelRequests: 1, children: 1 })
     await fixture.close()
+  })
+
+  it('counts every request of children live at the same time, each on its own node', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 2, maxModelRequests: 100 } })
+    const { inprocessRun } = fixture.host.root
+    for (const n of [1, 2, 3]) fixture.host.scripted.push({ text: `ok ${n}`, usage: { inputTokens: n, outputTokens: 1 } })
+    const runs = [await inprocessRun.spawn(fixture.request()), await inprocessRun.spawn(fixture.request())]
+    // waits for a slot: one of the two live runs must settle first
+    runs.push(await inprocessRun.spawn(fixture.request()))
+    const results = await Promise.all(runs.map((run) => run.result))
+    expect(results.map((result) => result.treeUsage)).to.deep.equal([
+      { inputTokens: 1, outputTokens: 1 },
+      { inputTokens: 2, outputTokens: 1 },
+      { inputTokens: 3, outputTokens: 1 },
+    ])
+    expect(runs.map((run) => fixture.budget.usage(run.agent).modelRequests)).to.deep.equal([1, 1, 1])
+    expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 6, outputTokens: 3, modelRequests: 3, children: 3 })
+    await Promise.all(runs.map((run) => run.dispose()))
+    expect(fixture.budget.remaining(fixture.root)).to.deep.equal({ children: Infinity, tokens: Infinity, modelRequests: 97 })
   })
 })

@@ -48,20 +48,30 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
   return copyContent(content, 'message content block')
 }
 
+/**
+ * One turn, carrying what the agent needs only while it is running (input queued behind the turn,
+ * `whenIdle()` waiters, the model messages synced so far): each turn hands them to the next, and
+ * an idle agent holds none of them.
+ */
+class AgentTurn extends TurnState {
+  queue?: QueuedMessage[] = undefined
+  idle?: { promise: Promise<void>; resolve: () => void } = undefined
+  /** Model messages synced from the log so far (plugins may append too). */
+  messages?: ModelMessage[] = undefined
+  synced = 0
+  /** Set while its `turn/end` is appended: input then queues behind it, and there is nothing left to cancel. */
+  ended = false
+}
+
 export class HostAgent implements Agent {
   /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
   readonly [kScope]: AgentScope
   status: AgentStatus = 'idle'
   /** Set once disposal starts: no new input is accepted. */
   closed = false
-  #queue?: QueuedMessage[]
-  #current?: TurnState
+  /** The running (or ending) turn; `undefined` exactly while the agent is idle. */
+  #current?: AgentTurn
   #turns: number
-  #idle?: { promise: Promise<void>; resolve: () => void }
-  #ctx?: Context
-  /** Model messages synced from the log so far; dropped while idle (rebuilt by the next turn). */
-  #messages?: ModelMessage[]
-  #synced = 0
 
   constructor(
     readonly id: string,
@@ -79,41 +89,48 @@ export class HostAgent implements Agent {
 
   /** The agent's scope context, created on first access (its cordis fiber only on demand). */
   get ctx(): Context {
-    if (this.#ctx) return this.#ctx
+    // kept by the scope, not here: one slot less on every agent
+    const made = this[kScope].ctx
+    if (made) return made
     if (this.closed) throw new AgentDisposedError(this.id)
-    return (this.#ctx = this.services.createContext(this))
+    return this.services.createContext(this)
   }
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
     if (this.closed) throw new AgentDisposedError(this.id)
     const message = { content: toContent(content), source }
-    if (this.status === 'running') {
-      ;(this.#queue ??= []).push(message)
+    const current = this.#current
+    if (current) {
+      ;(current.queue ??= []).push(message)
       return
     }
-    this.#start(message)
+    this.beginTurn(message, undefined)
   }
 
   whenIdle(): Promise<void> {
-    if (this.status === 'idle') return Promise.resolve()
-    if (!this.#idle) {
+    const current = this.#current
+    if (!current) return Promise.resolve()
+    if (!current.idle) {
       let resolve!: () => void
       const promise = new Promise<void>((r) => (resolve = r))
-      this.#idle = { promise, resolve }
+      current.idle = { promise, resolve }
     }
-    return this.#idle.promise
+    return current.idle.promise
   }
 
   cancel(cause: CancelCause): void {
-    this.#queue = undefined
-    this.#current?.cancel(cause)
+    const current = this.#current
+    if (!current) return
+    current.queue = undefined
+    if (!current.ended) current.cancel(cause)
   }
 
-  /** Model messages for the whole log, synced incrementally (plugins may append too). */
+  /** Model messages for the whole log, synced incrementally while a turn runs (plugins may append too). */
   messages(): readonly ModelMessage[] {
     const events = this.session.events
-    const messages = (this.#messages ??= [])
-    for (let i = this.#synced; i < events.length; i++) {
+    const current = this.#current
+    const messages = current?.messages ?? []
+    for (let i = current ? current.synced : 0; i < events.length; i++) {
       const event = events[i]
       if (!isKnownEvent(event)) continue
       switch (event.type) {
@@ -130,14 +147,24 @@ export class HostAgent implements Agent {
         }
       }
     }
-    this.#synced = events.length
+    if (current) {
+      current.messages = messages
+      current.synced = events.length
+    }
     return messages.slice()
   }
 
-  #start(message: QueuedMessage): void {
+  // `private`, not `#`: a class with #methods gives every instance a brand slot
+  private beginTurn(message: QueuedMessage, previous: AgentTurn | undefined): void {
     this.status = 'running'
     const turn = ++this.#turns
-    const state = new TurnState(turn)
+    const state = new AgentTurn(turn)
+    if (previous) {
+      state.queue = previous.queue
+      state.idle = previous.idle
+      state.messages = previous.messages
+      state.synced = previous.synced
+    }
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
     this.session.append('user/message', { content: message.content, source: messageSources[message.source] })
@@ -152,23 +179,20 @@ export class HostAgent implements Agent {
         return agent.messages()
       },
     }
-    runTurn(subject, state, this.services).then((reason) => this.#finish(turn, reason))
+    runTurn(subject, state, this.services).then((reason) => this.endTurn(state, reason))
   }
 
-  #finish(turn: number, reason: TurnEndReason): void {
+  private endTurn(state: AgentTurn, reason: TurnEndReason): void {
+    // still current while its end is appended: a listener's followup queues behind it
+    state.ended = true
+    this.session.append('turn/end', { turn: state.turn, reason })
     this.#current = undefined
-    this.session.append('turn/end', { turn, reason })
-    const next = this.#queue?.shift()
+    const next = state.queue?.shift()
     if (next) {
-      this.#start(next)
+      this.beginTurn(next, state)
       return
     }
     this.status = 'idle'
-    // an idle agent holds its log, not a second copy of it as model messages
-    this.#messages = undefined
-    this.#synced = 0
-    const idle = this.#idle
-    this.#idle = undefined
-    idle?.resolve()
+    state.idle?.resolve()
   }
 }

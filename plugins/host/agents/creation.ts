@@ -53,11 +53,14 @@ export class AgentCreation {
   readonly #services: CreationServices
   /** Shared by every agent: no closure per agent. */
   readonly #runtime: AgentRuntime
+  /** Shared by every record: what its handle's `dispose` starts, once. */
+  readonly #disposer: (record: AgentRecord) => Promise<void>
 
   constructor(services: CreationServices) {
     this.#services = services
     const { contextServices } = services
     this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices) }
+    this.#disposer = (record) => disposeAgent(record, services)
   }
 
   /**
@@ -111,17 +114,13 @@ export class AgentCreation {
   }
 
   #makeRecord(agent: HostAgent): AgentRecord {
-    const record = new AgentRecord(agent)
-    // a bound method: smaller than a closure and its context. Not a bound top-level function:
-    // tsx renames those (keepNames), and a bound copy of a renamed function is a dictionary-mode
-    // object (≈ 0.25 KB); nor a named arrow (plugins/host/README.md, "What a turn … cost")
-    record.handle = Object.freeze({ agent, dispose: this.disposeOnce.bind(this, record) })
+    const record = new AgentRecord(agent, this.#disposer)
+    // a method bound to its record with no bound arguments: smaller than a closure and its
+    // context, and than a bound function that carries an arguments list. Not a bound top-level
+    // function: tsx renames those (keepNames), and a bound copy of a renamed function is a
+    // dictionary-mode object (≈ 0.25 KB); nor a named arrow (plugins/host/README.md, "What a turn … cost")
+    record.handle = Object.freeze({ agent, dispose: record.dispose.bind(record) })
     return record
-  }
-
-  /** `handle.dispose`: the first call starts the disposal, every call returns it. */
-  private disposeOnce(record: AgentRecord): Promise<void> {
-    return (record.disposal ??= disposeAgent(record, this.#services))
   }
 
   /**

@@ -15,7 +15,16 @@ export class AgentRecord {
   release?: () => void = undefined
   disposal?: Promise<void> = undefined
 
-  constructor(readonly agent: HostAgent) {}
+  /** `dispose` starts the disposal; the function is the host's, shared by every record. */
+  constructor(
+    readonly agent: HostAgent,
+    private readonly disposer: (record: AgentRecord) => Promise<void>,
+  ) {}
+
+  /** `handle.dispose` (bound to the record): the first call starts the disposal, every call returns it. */
+  dispose(): Promise<void> {
+    return (this.disposal ??= this.disposer(this))
+  }
 }
 
 /** Published agents. Adding links a record under its owner; removing unlinks it. */
