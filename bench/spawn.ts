@@ -2,7 +2,8 @@
  * The in-process subagent cycle of ../shared/BENCH.md: spawn → result → dispose on a scripted
  * model that answers `ok` at once. Each phase runs in a fresh child process; the parent prints
  * exactly one JSON line to stdout. Run: `npm run bench` (`--quick` scales counts down for smoke
- * runs; `--variant=structured` adds an output schema and one valid capture per child;
+ * runs; `--variant=structured` adds an output schema and one valid capture per child, and its
+ * latency phase also times a plain host in the same process, blocks interleaved, for the ratio;
  * `--variant=budget` loads TreeBudget with limits never reached, and adds two phases: the cycle
  * with and without TreeBudget in the same process, and queued starts at growing queue lengths;
  * `--variant=tracing` loads `Tracing` with no tracer provider registered, i.e. the API's no-op, and
@@ -51,10 +52,12 @@ const outputSchema = {
 interface HostOptions {
   budget: Record<string, number> | null
   observer: boolean
+  /** StructuredOutput loaded and an output schema on every start (default: the structured variant). */
+  structured?: boolean
 }
 
 async function setupHost(
-  { budget, observer }: HostOptions = {
+  { budget, observer, structured = variant === 'structured' }: HostOptions = {
     budget: variant === 'budget' ? unreachable : null,
     observer: variant === 'tracing' || variant === 'inspector',
   },
@@ -63,7 +66,7 @@ async function setupHost(
   await root.plugin(Host, { maxSteps: 32 })
   await root.plugin(ScriptedModel, { provider: 'scripted', record: false })
   await root.plugin(InProcessRun)
-  if (variant === 'structured') {
+  if (structured) {
     const { default: StructuredOutput } = await import('../plugins/structured-output/index.ts')
     await root.plugin(StructuredOutput)
   }
@@ -81,7 +84,7 @@ async function setupHost(
   }
   const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
   const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
-  root.scripted.repeat(variant === 'structured' ? (request) => (request.tools?.length ? capture : answer) : answer)
+  root.scripted.repeat(structured ? (request) => (request.tools?.length ? capture : answer) : answer)
   const handle = await root.agents.create({ agentOptions: { provider: 'scripted', model: 'bench' } })
   const runner = root.inprocessRun
   let n = 0
@@ -92,13 +95,13 @@ async function setupHost(
       prompt: label,
       label,
       signal: new AbortController().signal,
-      ...(variant === 'structured' ? { outputSchema } : {}),
+      ...(structured ? { outputSchema } : {}),
     }
   }
   const check = (result: Awaited<SubagentRun['result']>) => {
     const text = result.output[0]?.type === 'text' ? result.output[0].text : undefined
     if (result.stopReason !== 'completed') throw new Error(`cycle ended ${result.stopReason}: ${result.diagnostic}`)
-    if (variant === 'structured' ? (result.structured as { answer?: string })?.answer !== 'ok' : text !== 'ok') {
+    if (structured ? (result.structured as { answer?: string })?.answer !== 'ok' : text !== 'ok') {
       throw new Error(`unexpected result ${JSON.stringify(result)}`)
     }
   }
@@ -201,6 +204,7 @@ async function runPhase(phase: Phase): Promise<Record<string, number>> {
   const bench = await setupHost()
   await bench.cycle() // sanity
   if (phase === 'latency' && variant === 'tracing') return sameProcessLatency(bench, 'tracing')
+  if (phase === 'latency' && variant === 'structured') return sameProcessLatency(bench, 'structured')
   if (phase === 'latency' && variant === 'inspector') return inspectorLatency(bench)
   if (phase === 'latency') {
     for (let i = 0; i < scale(1000); i++) await bench.cycle()
@@ -292,11 +296,12 @@ async function siblingsRatio(bench: Bench): Promise<Record<string, number>> {
 type Bench = Awaited<ReturnType<typeof setupHost>>
 
 /**
- * The latency phase with `Tracing` loaded, plus the same cycle on a plain host in this process:
- * blocks of cycles alternate between the two, so machine noise falls on both alike.
+ * The latency phase of a variant (`Tracing` loaded, or structured starts), plus the same cycle on a
+ * plain host in this process: blocks of cycles alternate between the two, so machine noise falls
+ * on both alike.
  */
 async function sameProcessLatency(traced: Bench, name: string): Promise<Record<string, number>> {
-  const plain = await setupHost({ budget: null, observer: false })
+  const plain = await setupHost({ budget: null, observer: false, structured: false })
   await plain.cycle()
   for (let i = 0; i < scale(1000); i++) {
     await traced.cycle()

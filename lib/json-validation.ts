@@ -72,8 +72,9 @@ export class JsonDepthError extends TypeError {
  */
 export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY): JsonValue {
   if (typeof value !== 'object' || value === null) return jsonScalar(value, () => 'value')
-  const done = new Map<object, JsonValue>()
-  const onPath = new Set<object>()
+  // made on the first nested container: a flat value (most tool arguments) needs neither
+  let done: Map<object, JsonValue> | undefined
+  let onPath: Set<object> | undefined
   const stack: CopyFrame[] = []
   const pathOf = (key: string | number): string => {
     let path = 'value'
@@ -90,7 +91,8 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
     } else {
       throw new TypeError(`${stack.length === 0 ? 'value' : pathOf(key)} is not JSON data (non-plain object)`)
     }
-    onPath.add(source)
+    // the root is on the path too, so a child that refers back to it is caught
+    if (stack.length > 1) (onPath ??= new Set([stack[0]!.source])).add(source)
   }
   open(value, '')
   let result: JsonValue = null
@@ -98,10 +100,10 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
     const top = stack[stack.length - 1]!
     if (top.index === top.length) {
       stack.pop()
-      onPath.delete(top.source)
+      onPath?.delete(top.source)
       Object.freeze(top.copy)
       const copy = top.copy
-      done.set(top.source, copy)
+      if (stack.length > 0) (done ??= new Map()).set(top.source, copy)
       const parent = stack[stack.length - 1]
       if (parent === undefined) result = copy
       else store(parent, top.key, copy)
@@ -114,9 +116,9 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
       store(top, key, jsonScalar(child, () => pathOf(key)))
       continue
     }
-    const copied = done.get(child)
+    const copied = done?.get(child)
     if (copied !== undefined) store(top, key, copied)
-    else if (onPath.has(child)) throw new TypeError(`${pathOf(key)} is not JSON data (circular reference)`)
+    else if (child === stack[0]!.source || onPath?.has(child)) throw new TypeError(`${pathOf(key)} is not JSON data (circular reference)`)
     else open(child, key)
   }
   return result
@@ -135,8 +137,11 @@ interface CopyFrame {
 
 function store(frame: CopyFrame, key: string | number, value: JsonValue): void {
   if (Array.isArray(frame.copy)) frame.copy.push(value)
-  // a data property, so `__proto__` becomes an own key instead of setting the prototype
-  else Object.defineProperty(frame.copy, key, { value, enumerable: true, writable: true, configurable: true })
+  // a data property, so `__proto__` becomes an own key instead of setting the prototype, and a name
+  // Object.prototype has cannot meet a frozen prototype's read-only member; any other key of a
+  // fresh plain object is created as one by a plain assignment, which is faster
+  else if (key in Object.prototype) Object.defineProperty(frame.copy, key, { value, enumerable: true, writable: true, configurable: true })
+  else frame.copy[key] = value
 }
 
 function jsonScalar(value: unknown, pathOf: () => string): JsonValue {

@@ -14,11 +14,11 @@
  *   their caller as `this.ctx` without cordis building a shadow context on every method access.
  * - The `internal/listener` hook: a listener registered through a context derived from an agent's
  *   context goes into that agent's own table.
- * - Not the `internal/get` hook: an agent's context carries the host's services as own accessors
- *   (see `patchAgentContext`), which every context derived from it inherits, so no lookup needs
+ * - Not the `internal/get` hook: an agent's context inherits the host's services as accessors
+ *   (see `agentContextPrototype`), as does every context derived from it, so no lookup needs
  *   widening; any other service needs `inject`, with cordis's dependency tracking.
- * - Own `on` and `fiber` properties on an agent's context, in front of cordis's (see
- *   `patchAgentContext`).
+ * - `on` and `fiber` in front of cordis's on an agent's context's prototype (see
+ *   `agentContextPrototype`), and `symbols.caller` answered by `callerView`.
  *
  * `internal/dispatch`: cordis tells its observers about every dispatch. The host dispatches from
  * the listener table itself, so `Dispatch` reports each dispatch it performs to those observers
@@ -132,38 +132,73 @@ export function routeListeners(host: Context, route: ListenerRoute): void {
   } as never)
 }
 
-/** What `patchAgentContext` puts in front of cordis's own properties. */
+/** What `agentContextPrototype` puts in front of cordis's own properties. */
 export interface AgentContextParts {
   /** Read through the context's tracing (as `ctx[name]` would), without cordis's service lookup. */
   services: Record<string, object>
-  /** The fiber behind the context, made on first demand. */
-  fiber: () => Context['fiber']
-  /** Tried first for `on` called on this very context; `undefined` leaves it to cordis. */
+  /** True for an agent's own context (not one derived from it): it reads services as `callerView`s. */
+  isAgentContext: (ctx: Context) => boolean
+  /** The fiber behind `ctx` (an agent's context or one derived from it), made on first demand. */
+  fiber: (ctx: Context) => Context['fiber']
+  /** Tried first for `on` called on an agent's own context; `undefined` leaves it to cordis. */
   route: ListenerRoute
 }
 
 /**
- * Gives `ctx` (a fresh `extend()` of its owner's context) own properties that cordis would
- * otherwise resolve: the host services as accessors (the scope declares no `inject`, and
- * cordis's lookup of a service it did not inject costs a stack capture and a waterfall on every
- * access), a lazy `fiber`, and an `on` that tries `parts.route` before cordis's own.
+ * Answers what cordis's tracing proxy answers for a host service read through `caller` (`ctx` and
+ * `symbols.caller`: the caller; `symbols.original`: the service) and reads everything else from the
+ * service itself. One small object per view: cordis's proxy makes three named handler closures and
+ * looks its `reflect` service up through the context on every property read.
  */
-export function patchAgentContext(ctx: Context, parts: AgentContextParts): void {
+class CallerViewHandler implements ProxyHandler<object> {
+  constructor(readonly caller: Context) {}
+
+  get(target: object, prop: string | symbol, receiver: unknown): unknown {
+    if (prop === 'ctx' || prop === symbols.caller) return this.caller
+    if (prop === symbols.original) return target
+    return Reflect.get(target, prop, receiver)
+  }
+}
+
+/**
+ * `service` as seen from `caller`, for a host service (a `skipShadow` one, which cordis's proxy
+ * would not shadow either): its methods read the caller as `this.ctx`, and `rawService` finds the
+ * service. Writes go to the service itself.
+ */
+export function callerView<T extends object>(service: T, caller: Context): T {
+  return new Proxy(service, new CallerViewHandler(caller)) as T
+}
+
+/**
+ * Makes the prototype every agent context under `ownerCtx` is created from (`Object.create`), so
+ * that an agent's context needs no own property but its scope: an `extend()` of `ownerCtx` with the
+ * host services as accessors (the scope declares no `inject`, and cordis's lookup of a service it
+ * did not inject costs a stack capture and a waterfall on every access), a lazy `fiber`, and an
+ * `on` that tries `parts.route` before cordis's own. Contexts derived from an agent's context (a
+ * sub-plugin's, an `extend()`) inherit all three.
+ */
+export function agentContextPrototype(ownerCtx: Context, parts: AgentContextParts): Context {
+  const base = ownerCtx.extend() as Context
+  const { isAgentContext } = parts
   for (const [name, value] of Object.entries(parts.services)) {
     const service = rawService(value)
-    Object.defineProperty(ctx, name, {
+    Object.defineProperty(base, name, {
       get(this: Context) {
-        return getTraceable(this, service)
+        return isAgentContext(this) ? callerView(service, this) : getTraceable(this, service)
       },
     })
   }
-  Object.defineProperty(ctx, 'fiber', { get: parts.fiber })
-  const inherited = Object.getPrototypeOf(ctx) as Context
-  Object.defineProperty(ctx, 'on', {
+  Object.defineProperty(base, 'fiber', {
+    get(this: Context) {
+      return parts.fiber(this)
+    },
+  })
+  const inherited = Object.getPrototypeOf(base) as Context
+  Object.defineProperty(base, 'on', {
     value: function on(this: Context, name: string, listener: Listener, options?: boolean | { prepend?: boolean; global?: boolean }) {
       const { prepend = false, global = false } = typeof options === 'object' ? options : { prepend: !!options }
-      if (this === ctx && typeof name === 'string' && !global) {
-        const removed = parts.route(ctx, name, listener, prepend)
+      if (typeof name === 'string' && !global && isAgentContext(this)) {
+        const removed = parts.route(this, name, listener, prepend)
         if (removed) return removed
       }
       // cordis's own `on`, resolved for the actual receiver (a sub-plugin's context inherits this)
@@ -171,6 +206,7 @@ export function patchAgentContext(ctx: Context, parts: AgentContextParts): void 
       return Reflect.apply(cordisOn, this, [name, listener, options])
     },
   })
+  return base
 }
 
 /** Checks once, at load, the structural assumptions above; throws `CordisAssumptionError`. */

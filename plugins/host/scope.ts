@@ -6,6 +6,7 @@
 import type { Context, EventsService } from 'cordis'
 import type { ErrorSink, Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
+import type { SmallMap } from '../../lib/small-map.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
 import { Dispatch } from './cordis-bridge.ts'
 
@@ -84,9 +85,15 @@ export interface Restriction { allow?: ReadonlySet<string>; deny?: ReadonlySet<s
  * of what was registered through it. Most children never get one (see `AgentScope`).
  */
 class ScopeContents {
-  tools?: Map<string, ScopedTool> = undefined
+  /** The agent's own tools: a `SmallMap`, since a scope holds a few at most. */
+  tools?: SmallMap<string, ScopedTool> = undefined
   sections?: NameTable<ScopedSection> = undefined
-  hooks?: Map<string, Listener[]> = undefined
+  /**
+   * Listener lists by event name, flat: `[name, list, name, list, …]`. A scope listens to a few
+   * events at most (a structured child: three), and an exact-size array of them is a fraction of a
+   * `Map` and its table. Read it through `hooksFor`.
+   */
+  hooks?: readonly (string | Listener[])[] = undefined
   guards?: ToolGuard[] = undefined
   restrictions?: Restriction[] = undefined
   models?: NameTable<ModelAdapter> = undefined
@@ -123,12 +130,12 @@ export class AgentScope {
     return (this.#contents ??= new ScopeContents())
   }
 
-  get tools(): Map<string, ScopedTool> | undefined { return this.#contents?.tools }
-  set tools(value: Map<string, ScopedTool> | undefined) { this.made().tools = value }
+  get tools(): SmallMap<string, ScopedTool> | undefined { return this.#contents?.tools }
+  set tools(value: SmallMap<string, ScopedTool> | undefined) { this.made().tools = value }
   get sections(): NameTable<ScopedSection> | undefined { return this.#contents?.sections }
   set sections(value: NameTable<ScopedSection> | undefined) { this.made().sections = value }
-  get hooks(): Map<string, Listener[]> | undefined { return this.#contents?.hooks }
-  set hooks(value: Map<string, Listener[]> | undefined) { this.made().hooks = value }
+  get hooks(): readonly (string | Listener[])[] | undefined { return this.#contents?.hooks }
+  set hooks(value: readonly (string | Listener[])[] | undefined) { this.made().hooks = value }
   get guards(): ToolGuard[] | undefined { return this.#contents?.guards }
   set guards(value: ToolGuard[] | undefined) { this.made().guards = value }
   get restrictions(): Restriction[] | undefined { return this.#contents?.restrictions }
@@ -142,19 +149,30 @@ export class AgentScope {
   get fiber(): Context['fiber'] | undefined { return this.#contents?.fiber }
   set fiber(value: Context['fiber'] | undefined) { this.made().fiber = value }
 
+  /** The listeners of `name` registered through this scope, in order, or `undefined`. */
+  hooksFor(name: string): Listener[] | undefined {
+    const hooks = this.#contents?.hooks
+    if (hooks) for (let i = 0; i < hooks.length; i += 2) if (hooks[i] === name) return hooks[i + 1] as Listener[]
+    return undefined
+  }
+
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
-    const hooks = (this.hooks ??= new Map())
-    const list = hooks.get(name)
-    // a literal of one: an empty array's first push reserves room for 17 listeners
-    if (!list) hooks.set(name, [listener])
+    const list = this.hooksFor(name)
+    // new arrays of the exact size (`concat`, literals): a spread, a `filter` or an empty array's
+    // first push reserves room for up to 17 entries
+    if (!list) this.hooks = this.hooks ? this.hooks.concat([name, [listener]]) : [name, [listener]]
     else if (prepend) list.unshift(listener)
     else list.push(listener)
     return () => {
-      const current = this.hooks?.get(name)
+      const current = this.hooksFor(name)
       const index = current ? current.indexOf(listener) : -1
       if (index < 0) return
       current!.splice(index, 1)
-      if (!current!.length) this.hooks!.delete(name)
+      if (current!.length) return
+      const hooks = this.hooks!
+      // drops the pair: the name at an even index, its list after it
+      const at = hooks.indexOf(name)
+      this.hooks = hooks.length > 2 ? hooks.slice(0, at).concat(hooks.slice(at + 2)) : undefined
     }
   }
 
@@ -184,7 +202,7 @@ export function scopeOf(subject: object | undefined): AgentScope | undefined {
  */
 export function installScoped(
   ctx: Context,
-  label: string,
+  label: string | (() => string),
   install: (scope: AgentScope | undefined) => () => void,
 ): () => void {
   const scope = scopeOf(ctx)
@@ -200,7 +218,8 @@ export function installScoped(
       remove()
     }
   }
-  return ctx.effect(() => install(scope), label) as () => void
+  // the label names the effect in cordis's listings; an agent's tables need none
+  return ctx.effect(() => install(scope), typeof label === 'string' ? label : label()) as () => void
 }
 
 /**
@@ -212,7 +231,7 @@ export function routeScopedListener(ctx: Context, name: string, listener: Listen
   const scope = scopeOf(ctx)
   if (!scope || !scopedEvents.has(name)) return undefined
   if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
-  return installScoped(ctx, `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
+  return installScoped(ctx, () => `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
 }
 
 /**
@@ -228,31 +247,31 @@ export class HookDispatcher {
 
   /** True when at least one listener would receive `name` for this scope. */
   has(name: string, scope: AgentScope | undefined): boolean {
-    return this.#dispatch.has(name, scope?.hooks?.get(name))
+    return this.#dispatch.has(name, scope?.hooksFor(name))
   }
 
   /** Observe-only dispatch: a throwing or rejecting listener is contained and reported. */
   emit(scope: AgentScope | undefined, name: string, ...args: unknown[]): void {
-    this.#dispatch.emit(name, args, scope?.hooks?.get(name))
+    this.#dispatch.emit(name, args, scope?.hooksFor(name))
   }
 
   /** First truthy answer wins; a throw propagates to the dispatcher's caller. */
   bail(scope: AgentScope | undefined, name: string, ...args: unknown[]): unknown {
-    return this.#dispatch.bail(name, args, scope?.hooks?.get(name))
+    return this.#dispatch.bail(name, args, scope?.hooksFor(name))
   }
 
   /** Asks listeners in turn, awaited, until one answers (see `Dispatch.ask`). */
   ask(scope: AgentScope | undefined, name: string, ...args: unknown[]): Promise<unknown> {
-    return this.#dispatch.ask(name, args, scope?.hooks?.get(name))
+    return this.#dispatch.ask(name, args, scope?.hooksFor(name))
   }
 
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits the core. */
   waterfall<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R): R {
-    return this.#dispatch.waterfall(name, args, core, scope?.hooks?.get(name))
+    return this.#dispatch.waterfall(name, args, core, scope?.hooksFor(name))
   }
 
   /** `waterfall` where every `next()` (and the dispatch) returns a promise; throws become rejections. */
   waterfallAsync<R>(scope: AgentScope | undefined, name: string, args: unknown[], core: () => R | Promise<R>): Promise<R> {
-    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooks?.get(name))
+    return this.#dispatch.waterfallAsync(name, args, core, scope?.hooksFor(name))
   }
 }

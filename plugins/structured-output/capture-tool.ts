@@ -95,7 +95,7 @@ export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never
     // (`Promise.all` in Code Mode) would otherwise all report success and all but one be dropped
     let value: JsonValue
     try {
-      value = toFrozenJson(args, MAX_VALUE_DEPTH)
+      value = frozenArguments(args)
     } catch (error) {
       if (!(error instanceof JsonDepthError)) throw error
       const message = formatInvalidArguments([error.message])
@@ -106,6 +106,28 @@ export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never
     if (decision === 'failed') return notRecorded(texts.notRecordedAfterFailure)
     state.stage(exec, value)
     return { isError: false, value: RECORDED_VALUE, content: [{ type: 'text', text: texts.recorded }] }
+  }
+}
+
+/**
+ * The arguments as a frozen JSON value at most `MAX_VALUE_DEPTH` levels deep; throws
+ * `JsonDepthError` for a deeper one. The host hands a body its arguments already as a deep-frozen
+ * JSON copy (SPEC §1.5, `ToolExecution.args`), so they are only measured, not copied again; anything
+ * with an unfrozen container is copied.
+ */
+function frozenArguments(args: unknown): JsonValue {
+  if (typeof args !== 'object' || args === null) return toFrozenJson(args, MAX_VALUE_DEPTH)
+  // level by level, so a deep value cannot overflow the stack; a flat one allocates one array
+  let level: object[] = [args]
+  for (let depth = 1; ; depth++) {
+    let next: object[] | undefined
+    for (const container of level) {
+      if (!Object.isFrozen(container)) return toFrozenJson(args, MAX_VALUE_DEPTH)
+      for (const child of Object.values(container)) if (typeof child === 'object' && child !== null) (next ??= []).push(child)
+    }
+    if (next === undefined) return args as JsonValue
+    if (depth === MAX_VALUE_DEPTH) throw new JsonDepthError(MAX_VALUE_DEPTH)
+    level = next
   }
 }
 

@@ -111,7 +111,7 @@ describe('cordis bridge: the cordis internals the host relies on (4.0.0-rc.10)',
     const { agent } = await s.create()
     const listener = () => {}
     await agent.ctx.plugin((ctx: Context) => void ctx.on('agent/turn-stop', listener))
-    expect(scopeOf(agent)?.hooks?.get('agent/turn-stop')).to.have.length(1)
+    expect(scopeOf(agent)?.hooksFor('agent/turn-stop')).to.have.length(1)
     expect(listenerTable(s.root.events)['agent/turn-stop']).to.equal(undefined)
     await s.end()
   })
@@ -120,7 +120,7 @@ describe('cordis bridge: the cordis internals the host relies on (4.0.0-rc.10)',
     const s = await scene()
     const { agent } = await s.create()
     agent.ctx.on('agent/turn-stop', () => {})
-    expect(scopeOf(agent)?.hooks?.get('agent/turn-stop')).to.have.length(1)
+    expect(scopeOf(agent)?.hooksFor('agent/turn-stop')).to.have.length(1)
     expect(scopeOf(agent)?.fiber).to.equal(undefined)
     await s.end()
   })

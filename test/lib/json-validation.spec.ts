@@ -365,4 +365,23 @@ describe('toFrozenJson', () => {
     cycle.a = { b: [cycle] }
     expect(() => toFrozenJson(cycle)).to.throw(TypeError, 'value.a.b[0] is not JSON data (circular reference)')
   })
+
+  it('throws a TypeError for a root that holds itself', () => {
+    const cycle: Dict = { a: 1 }
+    cycle.self = cycle
+    expect(() => toFrozenJson(cycle)).to.throw(TypeError, 'value.self is not JSON data (circular reference)')
+  })
+
+  it('throws a TypeError for a cycle that closes below the root', () => {
+    const inner: Dict = {}
+    inner.c = [inner]
+    expect(() => toFrozenJson({ a: { b: inner } })).to.throw(TypeError, 'value.a.b.c[0] is not JSON data (circular reference)')
+  })
+
+  it('copies keys named like Object.prototype members as own data properties', () => {
+    const copy = toFrozenJson(JSON.parse('{"toString":1,"hasOwnProperty":[2],"plain":3}')) as Dict
+    expect(Object.keys(copy)).to.deep.equal(['toString', 'hasOwnProperty', 'plain'])
+    expect(Object.getOwnPropertyDescriptor(copy, 'toString')).to.deep.equal({ value: 1, enumerable: true, writable: false, configurable: false })
+    expect(copy.hasOwnProperty).to.deep.equal([2])
+  })
 })

@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
 import { compileSchema } from '../../../lib/json-validation.ts'
+import { SmallMap } from '../../../lib/small-map.ts'
 import type {
   Agent,
   ExecuteRequest,
@@ -148,7 +149,7 @@ export class Tools extends HostService {
       ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
     })
     return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
-      const table = scope ? (scope.tools ??= new Map()) : this.globals
+      const table = scope ? (scope.tools ??= new SmallMap()) : this.globals
       if (table.has(tool.name)) {
         throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
       }

@@ -127,11 +127,14 @@ export async function runPipeline(request: ExecuteRequest, pipeline: PipelineCon
 
 async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult> {
   const { scope, dispatcher } = pipeline
-  try {
-    const decision = await dispatcher.waterfallAsync<PreExecuteDecision>(scope, 'tools/pre-execute', [exec], () => ({ kind: 'allow' }))
-    if (decision?.kind === 'deny') return errorResult(String(decision.reason), 'TOOL_DENIED')
-  } catch (error) {
-    return errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+  // nobody to ask (most calls): no waterfall, no promise hop before the body
+  if (dispatcher.has('tools/pre-execute', scope)) {
+    try {
+      const decision = await dispatcher.waterfallAsync<PreExecuteDecision>(scope, 'tools/pre-execute', [exec], () => ({ kind: 'allow' }))
+      if (decision?.kind === 'deny') return errorResult(String(decision.reason), 'TOOL_DENIED')
+    } catch (error) {
+      return errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+    }
   }
   // guards run after the whole waterfall, so no listener can override them
   const denial = guardDenial(exec, pipeline.guards)

@@ -1,0 +1,45 @@
+import { expect } from 'chai'
+import { SmallMap } from '../../lib/small-map.ts'
+
+describe('SmallMap', () => {
+  it('answers has, get and size like a Map for the keys it holds', () => {
+    const map = new SmallMap<string, number>().set('a', 1).set('b', 2)
+    expect([map.size, map.has('a'), map.get('b'), map.has('c'), map.get('c')]).to.deep.equal([2, true, 2, false, undefined])
+  })
+
+  it('replaces the value of a key set twice in place, keeping insertion order', () => {
+    const map = new SmallMap<string, number>().set('a', 1).set('b', 2).set('a', 3)
+    expect([...map.keys()]).to.deep.equal(['a', 'b'])
+    expect([map.size, map.get('a')]).to.deep.equal([2, 3])
+  })
+
+  it('deletes only the entry asked for and reports whether it was there', () => {
+    const map = new SmallMap<string, number>().set('a', 1).set('b', 2).set('c', 3)
+    expect([map.delete('b'), map.delete('b')]).to.deep.equal([true, false])
+    expect([...map.keys()]).to.deep.equal(['a', 'c'])
+    expect([map.get('a'), map.get('c'), map.size]).to.deep.equal([1, 3, 2])
+  })
+
+  it('keeps a key and a value apart when a value equals another key', () => {
+    const map = new SmallMap<string, string>().set('a', 'b').set('b', 'a')
+    expect([map.get('a'), map.get('b')]).to.deep.equal(['b', 'a'])
+    map.delete('a')
+    expect([...map.keys()]).to.deep.equal(['b'])
+  })
+
+  it('finds keys by SameValueZero, as Map does', () => {
+    const map = new SmallMap<number, string>().set(Number.NaN, 'nan').set(-0, 'zero')
+    expect([map.get(Number.NaN), map.get(0), map.size]).to.deep.equal(['nan', 'zero', 2])
+  })
+
+  it('iterates the keys as they were when the iteration started', () => {
+    const map = new SmallMap<string, number>().set('a', 1).set('b', 2)
+    const seen: string[] = []
+    for (const key of map.keys()) {
+      seen.push(key)
+      map.delete('b')
+    }
+    expect(seen).to.deep.equal(['a', 'b'])
+    expect(map.size).to.equal(1)
+  })
+})
