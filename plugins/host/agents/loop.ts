@@ -94,12 +94,11 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
   const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
   for (let step = 1; ; step++) {
     if (state.aborted) return aborted(state)
-    const info = { turn, step }
     if (dispatcher.has('agent/pre-step', subject.scope)) {
       const answer = dispatcher.waterfall<PreStepDecision | PromiseLike<PreStepDecision>>(
         subject.scope,
         'agent/pre-step',
-        [agent, info],
+        [agent, { turn, step }],
         () => enter,
       )
       // a synchronous answer costs no tick: an always-on listener (a tree budget) is on every step
@@ -122,7 +121,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     await runStepCalls(calls, { agent, session, tools, turn, step, signal: state.signal })
     if (state.aborted) return aborted(state)
     if (dispatcher.has('agent/turn-stop', subject.scope)) {
-      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)
+      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, { turn, step })
       // an async listener's answer is its promise: await it, so a rejection ends the turn `error`
       // (instead of going unhandled) and a falsy resolution does not end it
       if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
@@ -190,8 +189,11 @@ function partProblem(part: unknown): string | undefined {
 
 interface ModelOutcome {
   end?: TurnEndReason
-  calls: ToolCallBlock[]
+  calls: readonly ToolCallBlock[]
 }
+
+// the outcome of every step that called no tool: most steps, and every step of a plain child
+const noCalls: ModelOutcome = Object.freeze({ calls: Object.freeze([]) })
 
 async function callModel(
   subject: TurnSubject,
@@ -223,7 +225,8 @@ async function callModel(
   // the step's compact deltas, past its first `plainDeltasPerStep`; `null` once an event of
   // someone else's came between two deltas (the rest of the step stays plain)
   let stream: StreamedStep | null | undefined
-  const calls: ToolCallBlock[] = []
+  // made on the first tool call: a step without one needs no list
+  let calls: ToolCallBlock[] | undefined
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
   let usage: Usage | undefined
   // the last word before the send, in the same synchronous stretch: a budget counts the request
@@ -259,7 +262,7 @@ async function callModel(
         }
         session.appendDelta(turn, step, part.text)
       } else if (part.type === 'tool-call') {
-        calls.push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
+        ;(calls ??= []).push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
       } else if (part.type === 'finish') {
         finish = part.reason
         usage = part.usage
@@ -281,7 +284,7 @@ async function callModel(
   const streamed = pieces ? pieces.join('') : text
   const content: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : []
   // a truncated step's tool calls are incomplete: drop them
-  if (!truncated) for (const call of calls) content.push(call)
+  if (!truncated && calls) for (const call of calls) content.push(call)
   const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
   // counted before the append: an observer of the message's `session/event` sees it in the figures
   if (counted) for (const meter of services.meters) meter.usage(agent, counted)
@@ -289,5 +292,5 @@ async function callModel(
   // from now on the compact deltas read their text from the message's
   stream?.settle(streamed)
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
-  return { calls }
+  return calls ? { calls } : noCalls
 }

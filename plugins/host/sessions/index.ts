@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
+import { untrace } from '../cordis-bridge.ts'
 import { HostService } from '../host-service.ts'
 import type { AgentScope, HookDispatcher } from '../scope.ts'
 import { buildHeader } from '../../../lib/session-header.ts'
@@ -34,6 +35,8 @@ export class Sessions extends HostService {
 
   constructor(ctx: Context, dispatcher: HookDispatcher) {
     super(ctx, 'sessions', dispatcher)
+    // no method needs its caller: `ctx.sessions.get(id)` pays no tracing proxy
+    untrace(this)
     // one observer shared by every published session; each session holds its agent's scope
     this.observer = (log, event) => {
       const scope = log.scope
