@@ -33,26 +33,32 @@ export class Admission {
   ) {}
 
   /**
-   * Takes a slot of `parentId` at once (the lane) when one is free and nobody waits; otherwise
-   * `undefined`, and the start waits with `wait`.
+   * `parentId`'s lane, made on first use; the same object until `close(parentId)`, so a caller may
+   * keep it (the budget keeps it on the parent's node) instead of looking it up per start.
    */
-  tryAcquire(parentId: string): Lane | undefined {
+  lane(parentId: string): Lane {
     let lane = this.#lanes.get(parentId)
     if (!lane) this.#lanes.set(parentId, (lane = { live: 0 }))
-    if (lane.line?.size || lane.live >= this.limit()) return undefined
-    lane.live++
     return lane
   }
 
   /**
-   * Waits in `parentId`'s line for a slot: the lane, in line order. An abort while waiting
-   * rejects with `abortError(signal)` and leaves the line. Give the slot back with `release(lane)`, once.
+   * Takes a slot of `lane` at once when one is free and nobody waits (true); otherwise false, and
+   * the start waits with `wait`.
    */
-  wait(parentId: string, signal: AbortSignal): Promise<Lane> {
-    let current = this.#lanes.get(parentId)
-    if (!current) this.#lanes.set(parentId, (current = { live: 0 }))
-    const line = (current.line ??= new WaitingLine())
-    return new Promise<Lane>((resolve, reject) => {
+  tryAcquire(lane: Lane): boolean {
+    if (lane.line?.size || lane.live >= this.limit()) return false
+    lane.live++
+    return true
+  }
+
+  /**
+   * Waits in `lane`'s line for a slot, in line order. An abort while waiting rejects with
+   * `abortError(signal)` and leaves the line. Give the slot back with `release(lane)`, once.
+   */
+  wait(lane: Lane, signal: AbortSignal): Promise<void> {
+    const line = (lane.line ??= new WaitingLine())
+    return new Promise<void>((resolve, reject) => {
       let place: Place<Waiter> | undefined
       const onAbort = () => {
         place?.remove()
@@ -61,7 +67,7 @@ export class Admission {
       place = line.push({
         resolve: () => {
           signal.removeEventListener('abort', onAbort)
-          resolve(current)
+          resolve()
         },
         reject: (error) => {
           signal.removeEventListener('abort', onAbort)

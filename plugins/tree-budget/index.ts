@@ -8,7 +8,6 @@ import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect } from '../host/index.ts'
 import { Admission, type Lane } from './admission.ts'
 import { type BudgetNode, Ledger } from './ledger.ts'
-import { BudgetTicket } from './ticket.ts'
 import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord } from './session-record.ts'
 
 export { SubagentBudgetError } from '../../lib/errors.ts'
@@ -32,14 +31,17 @@ export class TreeBudget {
   readonly #admission: Admission
   readonly #agents: Context['agents']
   readonly #events: Dispatch
-  /** The run leaves the count: a ticket's way back in, made once. */
-  readonly #endRun = (node: BudgetNode): void => this.#end(node)
 
   constructor(ctx: Context, config: TreeBudget.Config) {
     this.#config = config ?? {}
     const agents = ctx.agents
     this.#agents = agents
-    this.#ledger = new Ledger(this.#config, (id) => agents.get(id))
+    this.#ledger = new Ledger(
+      this.#config,
+      (id) => agents.get(id),
+      // a ticket's way back in (a node's `settled()`), made once
+      (node) => this.#end(node),
+    )
     this.#admission = new Admission(
       () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
       (signal) => new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason }),
@@ -105,7 +107,7 @@ export class TreeBudget {
    * requests sent, and runs started below it. Counts from when the budget first heard of the tree.
    */
   usage(agent: Agent): TreeUsage {
-    return { ...this.#ledger.nodeOf(agent).usage }
+    return this.#ledger.nodeOf(agent).usage()
   }
 
   /**
@@ -131,29 +133,33 @@ export class TreeBudget {
 
   /** Synchronous while the parent has a free slot; a start that must wait gets a promise. */
   #admit(plan: SubagentPlan): void | Promise<void> {
-    const parentId = plan.request.parent.id
-    const slot = this.#admission.tryAcquire(parentId)
-    if (slot) return this.#book(plan, slot)
+    const parent = plan.request.parent
+    const parentNode = this.#ledger.nodeOf(parent)
+    // kept on the node: a start looks its parent's lane up once per parent, not once per start
+    const lane = parentNode.lane ?? (parentNode.lane = this.#admission.lane(parent.id))
+    if (this.#admission.tryAcquire(lane)) return this.#book(plan, parentNode, lane)
     // a start the budget cannot pay for fails at once instead of after a wait in line
-    this.#ledger.nodeOf(plan.request.parent).pool.assertCanStart(reservationOf(plan))
-    return this.#admission.wait(parentId, plan.request.signal).then((lane) => this.#book(plan, lane))
+    parentNode.pool.assertCanStart(reservationOf(plan))
+    // looked up again after the wait: the parent's node may have been dropped and restored meanwhile
+    return this.#admission.wait(lane, plan.request.signal).then(() => this.#book(plan, this.#ledger.nodeOf(parent), lane))
   }
 
   /** Charges an admitted start and books its ticket on the child's node; gives the slot back if the start is refused. */
-  #book(plan: SubagentPlan, slot: Lane): void {
+  #book(plan: SubagentPlan, parentNode: BudgetNode, slot: Lane): void {
     const parent = plan.request.parent
     try {
-      const parentNode = this.#ledger.nodeOf(parent)
       const reservation = reservationOf(plan)
       // checked again: the tree may have spent more since the start was let in line
       parentNode.pool.assertCanStart(reservation)
       this.#ledger.chargeChild(parentNode, 1)
       const pool = reservation ? Pool.reserve(parentNode.pool, reservation) : undefined
       const node = this.#ledger.childNode(parentNode, pool ?? parentNode.pool, plan.childId)
-      const ticket = new BudgetTicket(node, parent, parentNode, pool, reservation, slot, this.#endRun)
-      node.ticket = ticket
-      // the driver gives it back on the run's settle path: no `subagent/settle` listener
-      plan.hold(ticket)
+      node.holder = parent
+      node.reservation = pool
+      node.reserved = reservation
+      node.slot = slot
+      // the node is the ticket: the driver gives it back on the run's settle path (no `subagent/settle` listener)
+      plan.hold(node)
     } catch (error) {
       this.#admission.release(slot)
       throw error
@@ -162,23 +168,21 @@ export class TreeBudget {
 
   #abandon(plan: SubagentPlan): void {
     const node = this.#ledger.known(plan.childId)
-    const ticket = node?.ticket
-    if (!ticket) return
-    node.ticket = undefined
+    if (!node?.holding) return
     this.#ledger.forget(plan.childId)
     // a start that never created its child was not a run of the tree
-    this.#ledger.chargeChild(ticket.parentNode, -1)
-    this.#close(ticket)
+    this.#ledger.chargeChild(node.parent!, -1)
+    this.#close(node)
   }
 
   /** A published child's grant record (SPEC §9 resume rule), when a session store is loaded. */
   #grant(child: Agent): void {
     if (!this.#isPersisting()) return
-    const ticket = this.#ledger.known(child.id)?.ticket
-    if (!ticket) return
-    const tree = rootPool(ticket.reservation ?? ticket.parentNode.pool)
+    const node = this.#ledger.known(child.id)
+    if (!node?.holding) return
+    const tree = rootPool(node.pool)
     const grant: GrantRecord = {
-      ...(ticket.reserved ? { reservation: { ...ticket.reserved } } : {}),
+      ...(node.reserved ? { reservation: { ...node.reserved } } : {}),
       treeSpent: { ...tree.spent },
     }
     child.session.append(GRANT_EVENT, grant)
@@ -191,15 +195,13 @@ export class TreeBudget {
 
   /** The run leaves the count: its slot and its reservation's unspent part go back. Once. */
   #end(node: BudgetNode): void {
-    const ticket = node.ticket
-    if (!ticket) return
-    node.ticket = undefined
-    this.#close(ticket)
-    const { parent } = ticket
+    const parent = node.holder
+    if (!parent) return
+    this.#close(node)
     // for a resumed parent: its file then holds what this subtree spent
     if (!this.#isPersisting()) return
     try {
-      const record: ChildRecord = { childId: node.agentId, usage: { ...node.usage } }
+      const record: ChildRecord = { childId: node.agentId, usage: node.usage() }
       if (this.#agents.get(parent.id) === parent) parent.session.append(CHILD_EVENT, record)
     } catch {
       // a parent whose session is gone has no file to keep the record in
@@ -214,9 +216,15 @@ export class TreeBudget {
     return this.#events.has('session/load')
   }
 
-  #close(ticket: BudgetTicket): void {
-    ticket.reservation?.close()
-    this.#admission.release(ticket.slot)
+  /** Gives back what an admitted run holds (its slot, its reservation's unspent part), once. */
+  #close(node: BudgetNode): void {
+    const slot = node.slot!
+    const reservation = node.reservation
+    node.holder = undefined
+    node.slot = undefined
+    node.reservation = undefined
+    reservation?.close()
+    this.#admission.release(slot)
   }
 }
 
