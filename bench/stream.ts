@@ -2,8 +2,9 @@
  * One agent, one turn, a scripted model streaming K text deltas then finishing (issue 15). Prints
  * one JSON line: the turns' wall time per delta at K = 2,000 and K = 20,000 (blocks of 20,000
  * deltas, as 10 turns or one, alternating in one process, each after a full GC; median of each),
- * the heap still held per delta once the turn is over (agent alive), and the `SessionFiles` bytes
- * written per delta. Run: `npm run bench:stream`
+ * the heap still held per delta once the turn is over (agent alive) — with the texts shared with the
+ * benchmark, and with a fresh string per delta as an adapter's parser makes them — and the
+ * `SessionFiles` bytes written per delta. Run: `npm run bench:stream`
  * (`--quick` scales the rounds down for smoke runs).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
@@ -37,10 +38,13 @@ async function main(): Promise<void> {
   const texts = new Map(sizes.map((k) => [k, pieces(k)]))
   const options = { agentOptions: { provider: 'scripted', model: 'bench' } }
 
-  /** One streaming turn on a new agent; returns its wall time in µs and the live handle. */
-  const streamTurn = async (k: number) => {
+  /**
+   * One streaming turn on a new agent; returns its wall time in µs and the live handle. `fresh`:
+   * each delta's text is a new string made while the model streams, held by nothing but the host.
+   */
+  const streamTurn = async (k: number, fresh = false) => {
     const handle = await root.agents.create(options)
-    root.scripted.push({ deltas: texts.get(k), usage })
+    root.scripted.push(fresh ? () => ({ deltas: pieces(k), usage }) : { deltas: texts.get(k), usage })
     const t0 = performance.now()
     handle.agent.followup('stream')
     await handle.agent.whenIdle()
@@ -80,6 +84,10 @@ async function main(): Promise<void> {
   const kept = await streamTurn(k)
   const h1 = await heapAfterGc()
   await kept.handle.dispose()
+  const h2 = await heapAfterGc()
+  const keptFresh = await streamTurn(k, true)
+  const h3 = await heapAfterGc()
+  await keptFresh.handle.dispose()
 
   log('bench: session file')
   const dir = await mkdtemp(join(tmpdir(), 'bench-stream-'))
@@ -94,6 +102,7 @@ async function main(): Promise<void> {
         stream_delta_us_k2000: round3(median(perDelta.get(2000) ?? [])),
         stream_delta_us_k20000: round3(median(perDelta.get(20000) ?? [])),
         stream_retained_bytes_per_delta: Math.round((h1 - h0) / k),
+        stream_retained_bytes_per_delta_fresh_text: Math.round((h3 - h2) / k),
         stream_file_bytes_per_delta: Math.round((bytes / k) * 10) / 10,
         stream_text_bytes_per_delta: Math.round((texts.get(k) ?? []).join('').length / k * 10) / 10,
         rounds,

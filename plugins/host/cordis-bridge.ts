@@ -56,13 +56,28 @@ export function listenerTable(events: EventsService): HookTable {
   return rawService(events)._hooks as unknown as HookTable
 }
 
+type Tracked = { [key: symbol]: { noShadow?: boolean; associate?: string } | undefined }
+
 /**
  * Lets callers use a service's methods without cordis building a shadow context on every method
- * access; inside a method `this.ctx` still names the calling context (SPEC §1 "scoped").
+ * access; inside a method `this.ctx` still names the calling context (SPEC §1 "scoped"). Nor does
+ * a method access look for a `ctx.accessor()` named `<service>.<method>` (nobody defines one for
+ * the host's services), a lookup that builds a proxy of `ctx.reflect` each time (≈ 3 KB).
  */
 export function skipShadow(service: Service): void {
-  const tracker = (service as unknown as { [key: symbol]: { noShadow?: boolean } | undefined })[symbols.tracker]
-  if (tracker) tracker.noShadow = true
+  const tracker = (service as unknown as Tracked)[symbols.tracker]
+  if (!tracker) return
+  tracker.noShadow = true
+  tracker.associate = undefined
+}
+
+/**
+ * Makes `ctx[name]` hand out the service object itself, as for a plain provided value: for a
+ * service whose methods never need their caller (`this.ctx` is then the providing context), so no
+ * access builds cordis's tracing proxy.
+ */
+export function untrace(service: Service): void {
+  ;(service as unknown as Tracked)[symbols.tracker] = undefined
 }
 
 /**

@@ -17,7 +17,7 @@ import type {
   SubagentStartOptions,
   SubagentStartRequest,
 } from '../../lib/types.ts'
-import type { Agents, Tools } from '../host/index.ts'
+import type { Agents, CreateOptions, Tools } from '../host/index.ts'
 import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
 import {
   abortedBeforePublication,
@@ -105,6 +105,8 @@ export class InProcessRun {
   private readonly agents: Agents
   private readonly tools: Tools
   private readonly feed: EventFeed
+  /** The live agent with an id: one function for every start, not a closure each. */
+  private readonly lookup: (id: string) => Agent | undefined
 
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
@@ -120,6 +122,7 @@ export class InProcessRun {
       watch: (listener) => root.on('session/event', listener),
       sessionOf: (id) => agents.get(id)?.session,
     }
+    this.lookup = (id) => agents.get(id)
     ctx.provide('inprocessRun', this)
   }
 
@@ -221,25 +224,25 @@ export class InProcessRun {
     const { request } = plan
     const setupListeners = dispatch.has('subagent/setup')
     try {
-      const handle = await this.agents.create({
+      // optional fields are added to the literal, not spread in: a spread of `cond ? {…} : {}`
+      // costs an object on every start
+      const options: CreateOptions = {
         // owned by the parent, exactly as through `parent.ctx.agents.create()`
         owner: request.parent,
         sessionId: plan.childId,
         header: childHeader(plan),
-        ...(plan.seed ? { seed: plan.seed } : {}),
         agentOptions: childOptions(plan),
         signal: request.signal,
-        ...(needsSetup(plan, setupListeners)
-          ? {
-              setup: async (child: Agent) => {
-                applyRequestScope(child, plan)
-                if (setupListeners) await dispatch.serial('subagent/setup', [child, plan])
-              },
-            }
-          : {}),
-      })
-      const agents = this.agents
-      const rootId = rootIdOf(request.parent, (id) => agents.get(id))
+      }
+      if (plan.seed) options.seed = plan.seed
+      if (needsSetup(plan, setupListeners)) {
+        options.setup = async (child: Agent) => {
+          applyRequestScope(child, plan)
+          if (setupListeners) await dispatch.serial('subagent/setup', [child, plan])
+        }
+      }
+      const handle = await this.agents.create(options)
+      const rootId = rootIdOf(request.parent, this.lookup)
       // what admission booked is given back on the run's own settle path, without a hook hop
       const ticket = plan.ticket()
       return new Run(handle, rootId, this.feed, (run) => handOff(run, request, dispatch, ticket))

@@ -116,8 +116,16 @@ export class Run implements HandedOffRun {
     this.releaseAbort()
     this.#cancelled = true
     const disposal = this.handle.dispose()
-    await Promise.allSettled([this.result, disposal])
-    await disposal
+    // both settle before this does, as with `Promise.allSettled`, without its array and records
+    // (≈ 0.6 KB a cycle): the result never rejects for the disposal, so awaiting it after is safe
+    let failure: { error: unknown } | undefined
+    try {
+      await disposal
+    } catch (error) {
+      failure = { error }
+    }
+    await this.result.then(settledAnyway, settledAnyway)
+    if (failure) throw failure.error
   }
 }
 
@@ -127,3 +135,6 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 function depthOf(child: Agent): number {
   return child.session.header.delegationDepth as number
 }
+
+/** Ignores how the result settled: `dispose()` only waits for it. */
+function settledAnyway(): void {}

@@ -107,26 +107,92 @@ export class ScriptedModel extends Service {
     this.fallback = undefined
   }
 
-  private async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
+  /** `take`, bound once: every stream of this model shares it. */
+  private readonly taker = (request: ModelRequest): ScriptedResponse | 'hang' => this.take(request)
+
+  /** Takes the next entry for `request` (recording it first): what one model call answers. */
+  private take(request: ModelRequest): ScriptedResponse | 'hang' {
     if (this.config.record) this.requests.push(request)
     let entry = this.queue.length ? this.queue.shift() : this.fallback
     if (entry === undefined) throw new SubagentError('SCRIPT_EXHAUSTED', exhaustedMessage)
     if (typeof entry === 'function') entry = entry(request)
     if (entry instanceof Error) throw entry
-    if (entry === 'hang') {
-      yield { type: 'text-delta', text: 'partial' }
-      await waitForAbort(request.signal)
-      return
+    return entry
+  }
+
+  private stream(request: ModelRequest): AsyncIterableIterator<StreamPart> {
+    return new ScriptedStream(this.taker, request)
+  }
+}
+
+/** The parts of a response that needs no waiting, in stream order. */
+function partsOf(entry: ScriptedResponse): StreamPart[] {
+  const parts: StreamPart[] = []
+  if (entry.text) parts.push({ type: 'text-delta', text: entry.text })
+  if (entry.deltas) for (const text of entry.deltas) if (text) parts.push({ type: 'text-delta', text })
+  const calls = entry.toolCalls ?? []
+  for (const call of calls) {
+    parts.push({ type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) })
+  }
+  const reason: FinishReason = entry.finish ?? (calls.length ? 'tool-calls' : 'stop')
+  parts.push(entry.usage ? { type: 'finish', reason, usage: entry.usage } : { type: 'finish', reason })
+  return parts
+}
+
+/** A `'hang'` entry, or one with a `delayMs`: the only answers that wait. */
+async function* waitingParts(entry: ScriptedResponse | 'hang', signal: AbortSignal): AsyncGenerator<StreamPart> {
+  if (entry === 'hang') {
+    yield { type: 'text-delta', text: 'partial' }
+    await waitForAbort(signal)
+    return
+  }
+  if (entry.delayMs) await delay(entry.delayMs, signal)
+  yield* partsOf(entry)
+}
+
+/**
+ * One model call's stream. Like an async generator, it takes its entry on the first `next()`
+ * (a throw there rejects that `next()`), but a response that needs no waiting is handed out
+ * part by part from a list: an async generator costs a suspension and two promises per part
+ * (≈ 1.1 KB a scripted turn).
+ */
+class ScriptedStream implements AsyncIterableIterator<StreamPart> {
+  #parts?: StreamPart[]
+  #index = 0
+  #waiting?: AsyncGenerator<StreamPart>
+
+  constructor(
+    private readonly take: (request: ModelRequest) => ScriptedResponse | 'hang',
+    private readonly request: ModelRequest,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  next(): Promise<IteratorResult<StreamPart>> {
+    if (this.#waiting) return this.#waiting.next()
+    if (!this.#parts) {
+      try {
+        const entry = this.take(this.request)
+        if (entry === 'hang' || entry.delayMs) {
+          this.#waiting = waitingParts(entry, this.request.signal)
+          return this.#waiting.next()
+        }
+        this.#parts = partsOf(entry)
+      } catch (error) {
+        this.#parts = []
+        return Promise.reject(error)
+      }
     }
-    if (entry.delayMs) await delay(entry.delayMs, request.signal)
-    if (entry.text) yield { type: 'text-delta', text: entry.text }
-    if (entry.deltas) for (const text of entry.deltas) if (text) yield { type: 'text-delta', text }
-    const calls = entry.toolCalls ?? []
-    for (const call of calls) {
-      yield { type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) }
-    }
-    const reason: FinishReason = entry.finish ?? (calls.length ? 'tool-calls' : 'stop')
-    yield entry.usage ? { type: 'finish', reason, usage: entry.usage } : { type: 'finish', reason }
+    const parts = this.#parts
+    return Promise.resolve(this.#index < parts.length ? { value: parts[this.#index++], done: false } : { value: undefined, done: true })
+  }
+
+  return(): Promise<IteratorResult<StreamPart>> {
+    if (this.#waiting) return this.#waiting.return(undefined)
+    this.#parts = []
+    return Promise.resolve({ value: undefined, done: true })
   }
 }
 

@@ -2,10 +2,22 @@
  * One session file's write queue. Writes run one at a time in the order they were queued, so
  * lines never interleave; each waits for a slot of the plugin's shared `OpenFileGate`, and lines
  * queued until its write starts (while it waits for a slot or another write runs) go out with it.
+ * A step's streamed deltas are held back and written as one run line once the run ends (another
+ * event, a flush, the release, or `maxRunDeltas`): the file stays a prefix of the session, and a
+ * crash mid-stream loses the held run, a tail, as a torn line would.
  */
 import { randomUUID } from 'node:crypto'
+import { streamedDelta } from '../../lib/streamed-steps.ts'
 import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
-import { encodeEvent, encodeHeader, holdsEarlierState } from './file-format.ts'
+import {
+  encodeEvent,
+  encodeHeader,
+  encodeRun,
+  encodeStreamedMessage,
+  followStep,
+  holdsEarlierState,
+  type StepTexts,
+} from './file-format.ts'
 import type { SessionFileSystem } from './file-system.ts'
 import type { OpenFileGate } from './open-file-gate.ts'
 
@@ -28,6 +40,12 @@ interface Operation {
 }
 
 interface Waiter { target: number; resolve: () => void }
+
+/** The deltas one run line holds at most: bounds what a crash mid-stream loses, and a line's size. */
+export const maxRunDeltas = 1000
+
+/** Streamed deltas of one step not written yet, `seq` on. */
+interface HeldRun { seq: number; turn: number; step: number; texts: string[] }
 
 export interface WriterHooks {
   /** Awaited before the first write (the folder exists). */
@@ -56,6 +74,9 @@ export class SessionWriter {
   private failed = false
   private released = false
   private waiters: Waiter[] = []
+  private held?: HeldRun
+  /** The texts of the current step's deltas so far: its message leaves them out when it repeats them. */
+  private stepTexts?: StepTexts
 
   constructor(readonly id: string, readonly path: string, private readonly hooks: WriterHooks) {}
 
@@ -65,7 +86,9 @@ export class SessionWriter {
     this.failed = false
     this.released = false
     this.next = 0
-    const text = this.encode(encodeHeader(session.header), session)
+    this.held = undefined
+    this.stepTexts = undefined
+    const text = this.encode(encodeHeader(session.header), session, true)
     if (text === undefined) return
     // the live list only grows: its first `count` events are the snapshot's, without a copy
     const snapshot = { header: session.header, events: session.events, count: session.events.length }
@@ -75,8 +98,11 @@ export class SessionWriter {
   /** Queues the events of `session` not written yet; ignored for any other session. */
   follow(session: Session): void {
     if (this.failed || session !== this.session || this.next >= session.events.length) return
-    const text = this.encode('', session)
-    if (text === undefined) return
+    const text = this.encode('', session, false)
+    if (text) this.queueAppend(text)
+  }
+
+  private queueAppend(text: string): void {
     const last = this.queue[this.queue.length - 1]
     if (last?.kind !== 'append' || last.isSealed) {
       this.push({ kind: 'append', text, units: 1 })
@@ -87,8 +113,14 @@ export class SessionWriter {
     this.queued++
   }
 
+  /** Streamed deltas seen but not queued yet: the run they belong to has not ended. */
+  get heldDeltas(): number {
+    return this.held?.texts.length ?? 0
+  }
+
   /** The session went away: the owner is told once every queued write is done. */
   release(): void {
+    this.writeHeld()
     this.session = undefined
     this.released = true
     if (!this.active) this.hooks.onRelease(this)
@@ -96,17 +128,50 @@ export class SessionWriter {
 
   /** Resolves once every write queued before the call is done or dropped by a failure. */
   flushed(): Promise<void> {
+    this.writeHeld()
     if (this.done >= this.queued) return Promise.resolve()
     return new Promise((resolve) => this.waiters.push({ target: this.queued, resolve }))
   }
 
-  private encode(prefix: string, session: Session): string | undefined {
+  /** Queues the held run, if any: a flush or the release writes everything seen so far. */
+  private writeHeld(): void {
+    if (!this.failed && this.held) this.queueAppend(this.takeHeld())
+  }
+
+  /** The held run's line (a lone delta as an ordinary event line), or `''`; holds nothing after. */
+  private takeHeld(): string {
+    const held = this.held
+    if (!held) return ''
+    this.held = undefined
+    const { seq, turn, step, texts } = held
+    if (texts.length > 1) return encodeRun(seq, turn, step, texts)
+    return encodeEvent({ seq, type: 'assistant/delta', data: { turn, step, text: texts[0] } })
+  }
+
+  /** The lines of the events not encoded yet; a trailing run stays held unless `isFinal`. */
+  private encode(prefix: string, session: Session, isFinal: boolean): string | undefined {
     const events = session.events
     let text = prefix
     try {
-      for (let i = this.next; i < events.length; i++) text += encodeEvent(events[i])
+      for (let i = this.next; i < events.length; i++) {
+        const event = events[i]
+        const delta = streamedDelta(event)
+        const step = this.stepTexts
+        this.stepTexts = followStep(step, event)
+        const held = this.held
+        if (delta && held && held.turn === delta.turn && held.step === delta.step && held.texts.length < maxRunDeltas) {
+          held.texts.push(delta.text)
+          continue
+        }
+        text += this.takeHeld()
+        if (delta) this.held = { seq: event.seq, turn: delta.turn, step: delta.step, texts: [delta.text] }
+        else text += (step && encodeStreamedMessage(event, step)) || encodeEvent(event)
+      }
+      if (isFinal) text += this.takeHeld()
     } catch (error) {
-      // what was queued before this event is still good: let it reach the file
+      // what was queued before this event is still good: let it reach the file, with the run
+      // that was held before it
+      if (!isFinal && text) this.queueAppend(text)
       this.fail(error, false)
       return undefined
     }

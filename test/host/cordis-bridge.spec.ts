@@ -85,6 +85,27 @@ describe('cordis bridge: the cordis internals the host relies on (4.0.0-rc.10)',
     await s.end()
   })
 
+  it('looks for no ctx.accessor named after a method of a noShadow service', async () => {
+    const s = await scene()
+    const provider = await s.root.plugin(CallerProbe)
+    // cordis would answer `ctx.callerProbe.caller` from this accessor if the service still asked for it
+    const mixin = await s.root.plugin((ctx: Context) => {
+      ctx.accessor('callerProbe.caller', { get: () => () => 'from the accessor' })
+    })
+    expect(s.root.callerProbe.caller()).to.equal(s.root)
+    await mixin.dispose()
+    await provider.dispose()
+    await s.end()
+  })
+
+  it('hands out the sessions service itself on every read, without a tracing proxy', async () => {
+    const s = await scene()
+    const sessions = s.root.sessions
+    expect(s.root.sessions).to.equal(sessions)
+    expect(rawService(sessions)).to.equal(sessions)
+    await s.end()
+  })
+
   it('puts a listener for an event about agents, registered in a sub-plugin of an agent context, into that agent\'s table', async () => {
     const s = await scene()
     const { agent } = await s.create()

@@ -12,9 +12,9 @@ import {
 
 const header: SessionHeader = Object.freeze({ id: 's1', createdAt: 5, delegationDepth: 2, seedLength: 0 })
 
-describe('session file format, version 1', () => {
-  it('writes the header line as {"version":1,"header":…} with a newline', () => {
-    expect(encodeHeader(header)).to.equal('{"version":1,"header":{"id":"s1","createdAt":5,"delegationDepth":2,"seedLength":0}}\n')
+describe('session file format, version 2', () => {
+  it('writes the header line as {"version":2,"header":…} with a newline', () => {
+    expect(encodeHeader(header)).to.equal('{"version":2,"header":{"id":"s1","createdAt":5,"delegationDepth":2,"seedLength":0}}\n')
   })
 
   it('writes an event as {"seq","type","data"} with a newline', () => {

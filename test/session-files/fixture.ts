@@ -68,10 +68,44 @@ export async function createFilesHost(
   })
 }
 
-/** The lines a session's file should hold: the header line, then one per event. */
+/**
+ * The lines a session's file should hold (format version 2): the header line, then one per event,
+ * except that two or more consecutive `assistant/delta` events of one step share one run line, and
+ * a message right after its step's deltas whose leading text is theirs joined leaves it out.
+ */
 export function expectedLines(agent: Agent): unknown[] {
-  const events = agent.session.events.map((event: SessionEvent) => ({ seq: event.seq, type: event.type, data: event.data }))
-  return [{ version: 1, header: { ...agent.session.header } }, ...events]
+  return [{ version: 2, header: { ...agent.session.header } }, ...expectedEventLines(agent.session.events)]
+}
+
+/** The event lines of `expectedLines`. */
+export function expectedEventLines(events: readonly SessionEvent[]): unknown[] {
+  const lines: unknown[] = []
+  let streamed: { turn: number; step: number; text: string } | undefined
+  for (let i = 0; i < events.length; ) {
+    const { seq, type, data } = events[i]
+    const { turn, step } = data as { turn: number; step: number }
+    let end = i + 1
+    if (type === 'assistant/delta') {
+      const isSameStep = (event: SessionEvent) =>
+        event.type === 'assistant/delta' && (event.data as { turn: number }).turn === turn && (event.data as { step: number }).step === step
+      while (end < events.length && isSameStep(events[end])) end++
+      const texts = events.slice(i, end).map((event) => (event.data as { text: string }).text)
+      lines.push(end - i > 1 ? { seq, deltas: { turn, step, texts } } : { seq, type, data })
+      streamed = { turn, step, text: texts.join('') }
+      i = end
+      continue
+    }
+    const message = data as { turn: number; step: number; content: { type: string; text?: string }[] }
+    const head = type === 'assistant/message' ? message.content[0] : undefined
+    if (streamed && head?.type === 'text' && head.text === streamed.text && message.turn === streamed.turn && message.step === streamed.step) {
+      lines.push({ seq, type, data: { ...message, content: [{ type: 'text' }, ...message.content.slice(1)] }, streamed: true })
+    } else {
+      lines.push({ seq, type, data })
+    }
+    streamed = undefined
+    i = end
+  }
+  return lines
 }
 
 /** Resolves with the first event of `type` appended to `agent`'s session from now on. */

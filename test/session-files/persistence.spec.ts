@@ -20,7 +20,7 @@ describe('SessionFiles persistence', () => {
     await host.files.flush()
     const text = await host.text(handle.agent.id)
     const header = handle.agent.session.header
-    expect(text.split('\n')[0]).to.equal(`{"version":1,"header":${JSON.stringify(header)}}`)
+    expect(text.split('\n')[0]).to.equal(`{"version":2,"header":${JSON.stringify(header)}}`)
     expect(text.endsWith('\n')).to.equal(true)
     expect(await host.lines(handle.agent.id)).to.deep.equal(expectedLines(handle.agent))
     await handle.dispose()
@@ -56,7 +56,7 @@ describe('SessionFiles persistence', () => {
     })
     await host.files.flush()
     expect(await host.lines(handle.agent.id)).to.deep.equal([
-      { version: 1, header: { ...handle.agent.session.header } },
+      { version: 2, header: { ...handle.agent.session.header } },
       { seq: 0, type: 'note/setup', data: { text: 'before publication' } },
     ])
     await handle.dispose()

@@ -31,9 +31,19 @@ export interface OpenFilesReport {
   openFileLimit: string
 }
 
+/** The file lines (format 2) of this scenario's sessions: each message follows its one delta, whose text it leaves out. */
 function linesOf(agent: Agent): string[] {
-  const header = JSON.stringify({ version: 1, header: agent.session.header })
-  return [header, ...agent.session.events.map((event) => JSON.stringify({ seq: event.seq, type: event.type, data: event.data }))]
+  const header = JSON.stringify({ version: 2, header: agent.session.header })
+  const { events } = agent.session
+  return [
+    header,
+    ...events.map((event, i) => {
+      const { seq, type, data } = event
+      if (type !== 'assistant/message' || events[i - 1]?.type !== 'assistant/delta') return JSON.stringify({ seq, type, data })
+      const { content } = data as { content: unknown[] }
+      return JSON.stringify({ seq, type, data: { ...(data as object), content: [{ type: 'text' }, ...content.slice(1)] }, streamed: true })
+    }),
+  ]
 }
 
 async function main(): Promise<void> {

@@ -19,6 +19,7 @@ import type { AgentScope, HookDispatcher } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { SystemPrompt } from '../system-prompt/index.ts'
 import type { Tools } from '../tools/index.ts'
+import { plainDeltasPerStep, StreamedStep } from '../../../lib/streamed-steps.ts'
 import { runStepCalls } from './tool-calls.ts'
 import { TurnModelRequest } from './model-request.ts'
 import type { TurnState } from './turn-state.ts'
@@ -93,12 +94,11 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
   const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
   for (let step = 1; ; step++) {
     if (state.aborted) return aborted(state)
-    const info = { turn, step }
     if (dispatcher.has('agent/pre-step', subject.scope)) {
       const answer = dispatcher.waterfall<PreStepDecision | PromiseLike<PreStepDecision>>(
         subject.scope,
         'agent/pre-step',
-        [agent, info],
+        [agent, { turn, step }],
         () => enter,
       )
       // a synchronous answer costs no tick: an always-on listener (a tree budget) is on every step
@@ -121,7 +121,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     await runStepCalls(calls, { agent, session, tools, turn, step, cancellation: state })
     if (state.aborted) return aborted(state)
     if (dispatcher.has('agent/turn-stop', subject.scope)) {
-      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, info)
+      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, { turn, step })
       // an async listener's answer is its promise: await it, so a rejection ends the turn `error`
       // (instead of going unhandled) and a falsy resolution does not end it
       if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
@@ -189,8 +189,11 @@ function partProblem(part: unknown): string | undefined {
 
 interface ModelOutcome {
   end?: TurnEndReason
-  calls: ToolCallBlock[]
+  calls: readonly ToolCallBlock[]
 }
+
+// the outcome of every step that called no tool: most steps, and every step of a plain child
+const noCalls: ModelOutcome = Object.freeze({ calls: Object.freeze([]) })
 
 async function callModel(
   subject: TurnSubject,
@@ -214,8 +217,16 @@ async function callModel(
   const system = services.systemPrompt.assemble(agent).text
   const schemas = services.tools.schemas(agent)
   const request = new TurnModelRequest(agent, model, system, subject.messages(), schemas, maxTokens, state)
+  // the first delta's text as it is; from the second on, every piece, joined once at the end:
+  // `+=` over a long stream would leave the message's text a chain of that many string pieces
+  // (32 B each), held as long as the session is
   let text = ''
-  const calls: ToolCallBlock[] = []
+  let pieces: string[] | undefined
+  // the step's compact deltas, past its first `plainDeltasPerStep`; `null` once an event of
+  // someone else's came between two deltas (the rest of the step stays plain)
+  let stream: StreamedStep | null | undefined
+  // made on the first tool call: a step without one needs no list
+  let calls: ToolCallBlock[] | undefined
   let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
   let usage: Usage | undefined
   // the last word before the send, in the same synchronous stretch: a budget counts the request
@@ -241,10 +252,17 @@ async function callModel(
       if (problem) throw malformed(provider, problem)
       if (part.type === 'text-delta') {
         if (!part.text) continue
-        text += part.text
-        session.append('assistant/delta', { turn, step, text: part.text })
+        if (pieces) pieces.push(part.text)
+        else if (text) pieces = [text, part.text]
+        else text = part.text
+        if (pieces && pieces.length > plainDeltasPerStep && stream !== null) {
+          stream ??= new StreamedStep(turn, step, pieces, pieces.length - 1, session.events.length)
+          if (session.appendStreamed(stream)) continue
+          stream = null
+        }
+        session.appendDelta(turn, step, part.text)
       } else if (part.type === 'tool-call') {
-        calls.push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
+        ;(calls ??= []).push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
       } else if (part.type === 'finish') {
         finish = part.reason
         usage = part.usage
@@ -256,18 +274,23 @@ async function callModel(
       .then(() => parts.return?.())
       .catch(() => {})
     if (!state.aborted) return { end: failure(error), calls: [] }
-    const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
+    const streamed = pieces ? pieces.join('') : text
+    const content: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : []
     session.append('assistant/message', { turn, step, content, interrupted: true })
+    stream?.settle(streamed)
     return { end: aborted(state), calls: [] }
   }
   const truncated = finish === 'max-tokens'
-  const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
+  const streamed = pieces ? pieces.join('') : text
+  const content: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : []
   // a truncated step's tool calls are incomplete: drop them
-  if (!truncated) for (const call of calls) content.push(call)
+  if (!truncated && calls) for (const call of calls) content.push(call)
   const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
   // counted before the append: an observer of the message's `session/event` sees it in the figures
   if (counted) for (const meter of services.meters) meter.usage(agent, counted)
   session.append('assistant/message', counted ? { turn, step, content, usage: counted } : { turn, step, content })
+  // from now on the compact deltas read their text from the message's
+  stream?.settle(streamed)
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
-  return { calls }
+  return calls ? { calls } : noCalls
 }

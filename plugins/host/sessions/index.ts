@@ -1,10 +1,12 @@
 import type { Context } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
+import { untrace } from '../cordis-bridge.ts'
 import { HostService } from '../host-service.ts'
 import type { AgentScope, HookDispatcher } from '../scope.ts'
 import { buildHeader } from '../../../lib/session-header.ts'
 import { type AppendObserver, SessionLog, validateSeed } from './session-store.ts'
 import { SubagentError } from '../../../lib/errors.ts'
+import { compactStoredSteps } from '../../../lib/streamed-steps.ts'
 
 export { SessionLog, validateSeed }
 
@@ -33,6 +35,8 @@ export class Sessions extends HostService {
 
   constructor(ctx: Context, dispatcher: HookDispatcher) {
     super(ctx, 'sessions', dispatcher)
+    // no method needs its caller: `ctx.sessions.get(id)` pays no tracing proxy
+    untrace(this)
     // one observer shared by every published session; each session holds its agent's scope
     this.observer = (log, event) => {
       const scope = log.scope
@@ -58,9 +62,14 @@ export class Sessions extends HostService {
     return log
   }
 
-  /** Rebuilds a stored session as it was (no seed marker): for `agents.resume`. */
+  /**
+   * Rebuilds a stored session as it was (no seed marker): for `agents.resume`. Its long streamed
+   * steps are stored compactly, as the live session held them (`lib/streamed-steps.ts`).
+   */
   restore(header: SessionHeader, events: readonly SessionEvent[]): SessionLog {
-    return new SessionLog(buildHeader({ ...header }), validateSeed(events))
+    const validated = validateSeed(events)
+    compactStoredSteps(validated)
+    return new SessionLog(buildHeader({ ...header }), validated)
   }
 
   /**

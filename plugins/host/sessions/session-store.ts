@@ -1,8 +1,10 @@
 /**
  * One session log: a frozen header and an append-only list of frozen events (`seq === index`).
+ * A long step's streamed deltas are compact events (`lib/streamed-steps.ts`).
  */
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
+import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
 import type { AnySessionEvent, SessionEvent, SessionEventData, SessionEventType, SessionHeader } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
@@ -23,6 +25,11 @@ export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
     }
     if (typeof event.type !== 'string' || !event.type) {
       throw new SubagentError('INVALID_SESSION', `session seed event ${i} must have a non-empty string type`)
+    }
+    // a compacted delta is ours and JSON by construction: reading its data would only rebuild it
+    if (event.seq === i && isCompactDelta(event)) {
+      events[i] = event
+      continue
     }
     // events the loop wrote are already frozen JSON: share them instead of copying
     const violation = jsonDataViolation(event.data)
@@ -83,5 +90,30 @@ export class SessionLog {
     this.observer?.(this, event)
     // the one place an event is typed by its `type`: the signature tied `data` to `type` already
     return event as SessionEvent<T>
+  }
+
+  /**
+   * `append('assistant/delta', {turn, step, text})` for the loop's stream, without the JSON-data
+   * walk: the loop's step numbers and a part's text, checked to be a non-empty string already.
+   */
+  appendDelta(turn: number, step: number, text: string): SessionEvent<'assistant/delta'> {
+    const event: SessionEvent<'assistant/delta'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'assistant/delta',
+      data: Object.freeze({ turn, step, text }),
+    })
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /** Appends the compact event of `stream`'s next piece, or `undefined` when it cannot follow on. */
+  appendStreamed(stream: StreamedStep): SessionEvent<'assistant/delta'> | undefined {
+    const seq = this.#events.length
+    if (!stream.continuesAt(seq)) return undefined
+    const event = stream.next(seq)
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
   }
 }
