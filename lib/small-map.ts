@@ -42,6 +42,12 @@ export class SmallMap<K, V> {
     return true
   }
 
+  /** The value of the only entry; `undefined` unless the map holds exactly one. */
+  only(): V | undefined {
+    const entries = this.#entries
+    return entries.length === 2 ? (entries[1] as V) : undefined
+  }
+
   /** The keys, in insertion order, as they were when the iteration started. */
   *keys(): IterableIterator<K> {
     const entries = this.#entries

@@ -20,8 +20,8 @@ export interface HandedOffRun extends SubagentRun {
   /** Keeps the abort subscription's release, so `dispose()` can drop it before the result settles. */
   holdAbort(release: () => void): void
   releaseAbort(): void
-  /** Observer info; with a result, its stop reason and usage. */
-  info(result?: SubagentResult): SubagentInfo
+  /** Observer info; with a result, its stop reason and usage; with `error`, that message. */
+  info(result?: SubagentResult, error?: string): SubagentInfo
 }
 
 /** True for the host's refusal of input to an agent whose disposal already started. */
@@ -121,5 +121,5 @@ async function settle(run: HandedOffRun, dispatch: Dispatch, read: SubagentResul
 
 /** `subagent/end` for a result that rejected: every start gets its end. */
 function emitFailedEnd(run: HandedOffRun, dispatch: Dispatch, error: unknown): void {
-  if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [{ ...run.info(), error: thrownMessage(error) }])
+  if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [run.info(undefined, thrownMessage(error))])
 }

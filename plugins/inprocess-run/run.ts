@@ -83,12 +83,17 @@ export class Run implements HandedOffRun {
     return runEvents({ child, seedLength: this.seedLength, depth: depthOf(child), result: this.result, watch, sessionOf })
   }
 
-  /** Observer info for `subagent/start` and `subagent/end`: run, lineage and request fields from the child's header. */
-  info(result?: SubagentResult): SubagentInfo {
+  /**
+   * Observer info for `subagent/start` and `subagent/end`: run, lineage and request fields from the
+   * child's header; with a result, its stop reason and usage; with `error`, the rejection's message.
+   */
+  info(result?: SubagentResult, error?: string): SubagentInfo {
     const { id } = this
     const child = this.handle.agent
     const { parentSession, label, callId, seedLength } = child.session.header
-    const info: SubagentInfo = {
+    // one object, its optional fields assigned: no spread copies (a structured run's end listener
+    // makes the driver build this for every run)
+    const info: Mutable<SubagentInfo> = {
       runId: id,
       parentId: parentSession as string,
       childId: id,
@@ -96,11 +101,15 @@ export class Run implements HandedOffRun {
       // the header records a seed length exactly for a fork
       mode: seedLength === undefined ? 'spawn' : 'fork',
       depth: depthOf(child),
-      ...(label !== undefined ? { label } : {}),
-      ...(callId !== undefined ? { callId } : {}),
     }
-    if (!result) return info
-    return { ...info, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) }
+    if (label !== undefined) info.label = label
+    if (callId !== undefined) info.callId = callId
+    if (result) {
+      info.stopReason = result.stopReason
+      if (result.usage) info.usage = result.usage
+    }
+    if (error !== undefined) info.error = error
+    return info
   }
 
   private async disposeNow(): Promise<void> {
@@ -119,6 +128,8 @@ export class Run implements HandedOffRun {
     if (failure) throw failure.error
   }
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /** The child's depth, as its header (written from the plan at creation) records it. */
 function depthOf(child: Agent): number {

@@ -69,6 +69,25 @@ describe('tools.register (SPEC §1.5)', () => {
     expect((await s.root.tools.execute({ name: 'brief', arguments: {} })).code).to.equal('UNKNOWN_TOOL')
   })
 
+  it('keeps a re-registration of the same definition when the first disposer is called again', async () => {
+    const s = await scene()
+    const definition = tool('again')
+    const first = s.root.tools.register(definition)
+    first()
+    s.root.tools.register(definition)
+    first()
+    expect(s.root.tools.get('again')?.name).to.equal('again')
+  })
+
+  it('serves a definition registered again after a field changed with the changed field', async () => {
+    const s = await scene()
+    const definition = tool('changing')
+    s.root.tools.register(definition)()
+    definition.description = 'Changed.'
+    s.root.tools.register(definition)
+    expect(s.root.tools.get('changing')?.description).to.equal('Changed.')
+  })
+
   it('removes a plugin’s global tool when the plugin is unloaded', async () => {
     const s = await scene()
     const fiber = s.root.plugin({
@@ -115,6 +134,28 @@ describe('scoped tools (SPEC §1.5)', () => {
     const remove = agent.ctx.tools.register(tool('shared', () => 'scoped'))
     remove()
     expect(textOf(await s.root.tools.execute({ name: 'shared', arguments: {}, agent }))).to.equal('global')
+  })
+
+  it('lists an agent’s only own tool among the global tools in name order, and a global added later', async () => {
+    const s = await scene()
+    s.root.tools.register(tool('alpha'))
+    s.root.tools.register(tool('zulu'))
+    const { agent } = await s.create()
+    agent.ctx.tools.register(tool('mid'))
+    expect(s.root.tools.schemas(agent).map((schema) => schema.name)).to.deep.equal(['alpha', 'mid', 'zulu'])
+    s.root.tools.register(tool('nova'))
+    expect(s.root.tools.schemas(agent).map((schema) => schema.name)).to.deep.equal(['alpha', 'mid', 'nova', 'zulu'])
+  })
+
+  it('gives agents whose only own tool has the same schema one shared listing', async () => {
+    const s = await scene()
+    s.root.tools.register(tool('alpha'))
+    const first = await s.create()
+    const second = await s.create()
+    first.agent.ctx.tools.register(tool('capture'))
+    second.agent.ctx.tools.register(tool('capture'))
+    expect(s.root.tools.schemas(second.agent)).to.equal(s.root.tools.schemas(first.agent))
+    expect(s.root.tools.schemas(first.agent).map((schema) => schema.name)).to.deep.equal(['alpha', 'capture'])
   })
 
   it('vanishes when its agent is disposed', async () => {

@@ -42,4 +42,13 @@ describe('SmallMap', () => {
     expect(seen).to.deep.equal(['a', 'b'])
     expect(map.size).to.equal(1)
   })
+
+  it('gives the only entry’s value, and undefined for an empty map or one of two entries', () => {
+    const map = new SmallMap<string, number>()
+    expect(map.only()).to.equal(undefined)
+    map.set('a', 1)
+    expect(map.only()).to.equal(1)
+    map.set('b', 2)
+    expect(map.only()).to.equal(undefined)
+  })
 })

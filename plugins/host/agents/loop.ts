@@ -118,7 +118,7 @@ async function steps(subject: TurnSubject, state: TurnState, services: LoopServi
     if (!calls.length) return completed
     // tools get the signal and are awaited: one may need to clean up (the subagent tool
     // disposes its run) before the turn ends
-    await runStepCalls(calls, { agent, session, tools, turn, step, signal: state.signal })
+    await runStepCalls(calls, { agent, session, tools, turn, step, cancellation: state })
     if (state.aborted) return aborted(state)
     if (dispatcher.has('agent/turn-stop', subject.scope)) {
       let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, { turn, step })

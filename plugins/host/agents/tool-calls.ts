@@ -8,6 +8,7 @@ import { toolCallBatches } from '../../../lib/tool-batches.ts'
 import type { Agent, ToolCallBlock, ToolResult } from '../../../lib/types.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { Tools } from '../tools/index.ts'
+import { signalSource, type TurnCallRequest } from '../tools/pipeline.ts'
 
 export interface StepCalls {
   readonly agent: Agent
@@ -15,8 +16,11 @@ export interface StepCalls {
   readonly tools: Tools
   readonly turn: number
   readonly step: number
-  /** The turn's signal: every call gets it; no batch starts after it aborted. */
-  readonly signal: AbortSignal
+  /**
+   * The turn's cancellation: every call gets its signal (made only when a tool reads
+   * `exec.signal`, see `signalSource`); no batch starts after it aborted.
+   */
+  readonly cancellation: { readonly aborted: boolean; readonly signal: AbortSignal }
 }
 
 type Outcome = { result: ToolResult } | { fault: unknown }
@@ -40,16 +44,18 @@ function settle(start: (call: ToolCallBlock) => Promise<ToolResult>, call: ToolC
  * and then only after every sibling of that call has returned; no result after it is appended.
  */
 export async function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
-  const { agent, tools, signal } = step
-  const start = (call: ToolCallBlock): Promise<ToolResult> =>
-    tools.execute({ name: call.name, arguments: call.arguments, callId: call.id, agent, signal })
+  const { agent, tools, cancellation } = step
+  const start = (call: ToolCallBlock): Promise<ToolResult> => {
+    const request: TurnCallRequest = { name: call.name, arguments: call.arguments, callId: call.id, agent, [signalSource]: cancellation }
+    return tools.execute(request)
+  }
   // one call (most steps) needs no classification
   if (calls.length === 1) {
-    if (!signal.aborted) record(step, calls[0], await start(calls[0]))
+    if (!cancellation.aborted) record(step, calls[0], await start(calls[0]))
     return
   }
   for (const batch of toolCallBatches(calls, (call) => tools.isConcurrent(call.name, agent))) {
-    if (signal.aborted) return
+    if (cancellation.aborted) return
     if (batch.length === 1) {
       record(step, batch[0], await start(batch[0]))
       continue

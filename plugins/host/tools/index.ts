@@ -6,6 +6,7 @@ import type {
   Agent,
   ExecuteRequest,
   PreExecuteDecision,
+  JsonSchema,
   ToolDefinition,
   ToolExecution,
   ToolGuard,
@@ -88,6 +89,51 @@ function assertFilter(filter: unknown): asserts filter is { allow?: readonly str
   }
 }
 
+/** A definition's registered form, with the fields it was made from. */
+interface Snapshot {
+  readonly tool: ScopedTool
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema
+  readonly concurrent: boolean | undefined
+  readonly execute: ToolDefinition['execute']
+  readonly available: ToolDefinition['available']
+}
+
+/** The latest registered form of each definition object. */
+const snapshots = new WeakMap<ToolDefinition, Snapshot>()
+
+/**
+ * The frozen, bound form of a checked definition, as it is now. A definition registered again
+ * unchanged (one shared definition registered into many agents, e.g. a structured child's
+ * capture tool) gets the same one: no bound copies per registration. A changed field makes a new one.
+ */
+function snapshotOf(def: ToolDefinition): ScopedTool {
+  const known = snapshots.get(def)
+  if (
+    known !== undefined &&
+    known.name === def.name &&
+    known.description === def.description &&
+    known.parameters === def.parameters &&
+    known.concurrent === def.concurrent &&
+    known.execute === def.execute &&
+    known.available === def.available
+  ) {
+    return known.tool
+  }
+  const tool: ScopedTool = Object.freeze({
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters,
+    concurrent: def.concurrent === true,
+    execute: def.execute.bind(def) as ScopedTool['execute'],
+    ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
+  })
+  const { name, description, parameters, concurrent, execute, available } = def
+  snapshots.set(def, { tool, name, description, parameters, concurrent, execute, available })
+  return tool
+}
+
 /** What is wrong with an `execute` request, as `<field> must be …`, or `undefined`. */
 function executeRequestProblem(request: unknown): string | undefined {
   if (typeof request !== 'object' || request === null) return 'must be an object'
@@ -128,6 +174,12 @@ export class Tools extends HostService {
   private conditional = 0
   private globalSchemas?: readonly ToolSchema[]
   private readonly scopedSchemas = new WeakMap<AgentScope, { key: string; schemas: readonly ToolSchema[] }>()
+  /**
+   * Listings of the global tools plus one scoped tool, keyed by that tool's parameter schema: every
+   * scope whose only own tool has the same schema (each structured child's capture tool) shares one,
+   * instead of building and caching its own.
+   */
+  private readonly oneToolSchemas = new WeakMap<JsonSchema, OneToolListing>()
 
   constructor(ctx: Context, dispatcher: HookDispatcher) {
     super(ctx, 'tools', dispatcher)
@@ -140,14 +192,7 @@ export class Tools extends HostService {
    */
   register(def: ToolDefinition): () => void {
     assertDefinition(def)
-    const tool: ScopedTool = Object.freeze({
-      name: def.name,
-      description: def.description,
-      parameters: def.parameters,
-      concurrent: def.concurrent === true,
-      execute: def.execute.bind(def) as ScopedTool['execute'],
-      ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
-    })
+    const tool = snapshotOf(def)
     return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
       const table = scope ? (scope.tools ??= new SmallMap()) : this.globals
       if (table.has(tool.name)) {
@@ -156,6 +201,8 @@ export class Tools extends HostService {
       table.set(tool.name, tool)
       if (tool.available) this.conditional++
       this.touch(scope)
+      // the registered form may be shared by registrations of one definition: a stale disposer
+      // cannot remove a later one, as `installScoped` runs each disposer once
       return () => {
         if (table.get(tool.name) !== tool) return
         table.delete(tool.name)
@@ -230,6 +277,8 @@ export class Tools extends HostService {
   private listed(agent: Agent | undefined): readonly ToolSchema[] {
     const scope = scopeOf(agent)
     if (!scope?.tools?.size && !scope?.restrictions?.length) return this.globalList()
+    const only = scope.restrictions?.length ? undefined : scope.tools?.only()
+    if (only) return this.withOneTool(only)
     const key = `${this.globalVersion}:${scope.toolsVersion}`
     const cached = this.scopedSchemas.get(scope)
     if (cached?.key === key) return cached.schemas
@@ -242,6 +291,30 @@ export class Tools extends HostService {
     }
     const frozen = Object.freeze(schemas)
     this.scopedSchemas.set(scope, { key, schemas: frozen })
+    return frozen
+  }
+
+  /** The global listing with `tool` in its place by name (shadowing a global of that name); shared. */
+  private withOneTool(tool: ScopedTool): readonly ToolSchema[] {
+    const cached = this.oneToolSchemas.get(tool.parameters)
+    if (cached?.globalVersion === this.globalVersion && cached.name === tool.name && cached.description === tool.description) {
+      return cached.schemas
+    }
+    const own = toSchema(tool)
+    const schemas: ToolSchema[] = []
+    let placed = false
+    // the global list is sorted by name already: a merge, in the same order `listed` sorts in
+    for (const global of this.globalList()) {
+      if (global.name === own.name) continue
+      if (!placed && own.name < global.name) {
+        schemas.push(own)
+        placed = true
+      }
+      schemas.push(global)
+    }
+    if (!placed) schemas.push(own)
+    const frozen = Object.freeze(schemas)
+    this.oneToolSchemas.set(tool.parameters, { globalVersion: this.globalVersion, name: tool.name, description: tool.description, schemas: frozen })
     return frozen
   }
 
@@ -317,6 +390,13 @@ export class Tools extends HostService {
       this.globalSchemas = undefined
     }
   }
+}
+
+interface OneToolListing {
+  readonly globalVersion: number
+  readonly name: string
+  readonly description: string
+  readonly schemas: readonly ToolSchema[]
 }
 
 /** True when one of the agent's restrictions hides the global tool `name` from it. */

@@ -12,6 +12,18 @@ import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
 const neverAborted = new AbortController().signal
 
+/**
+ * Where a host-made call finds its signal (the agent loop's turn state): read only when the
+ * tool reads `exec.signal`, so a call whose tool never looks (a structured-output capture) costs
+ * no `AbortController`. A symbol key: no caller of the public `execute` can name it by accident.
+ */
+export const signalSource: unique symbol = Symbol('signalSource')
+
+/** An `ExecuteRequest` from the agent loop: `signal` is absent and the source is read lazily. */
+export interface TurnCallRequest extends ExecuteRequest {
+  readonly [signalSource]?: { readonly signal: AbortSignal }
+}
+
 export interface PipelineContext {
   tool: ScopedTool | undefined
   scope: AgentScope | undefined
@@ -99,18 +111,38 @@ function guardDenial(exec: ToolExecution, guards: readonly ToolGuard[]): ToolRes
   return undefined
 }
 
-export async function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
-  const { tool, scope, dispatcher } = pipeline
-  const parsed = parseArguments(request.arguments)
-  const exec: ToolExecution = Object.freeze({
+/** The call's execution; its `signal` a getter on the source when the loop gave one. */
+function execution(request: TurnCallRequest, args: unknown): ToolExecution {
+  const source = request[signalSource]
+  if (source === undefined) {
+    return {
+      token: Symbol(request.name),
+      callId: request.callId ?? newCallId(),
+      name: request.name,
+      args,
+      agent: request.agent,
+      parent: request.parent,
+      signal: request.signal ?? neverAborted,
+    }
+  }
+  // the same keys in the same order: an own, enumerable accessor (a spread still copies a signal)
+  return {
     token: Symbol(request.name),
     callId: request.callId ?? newCallId(),
     name: request.name,
-    args: parsed.ok ? parsed.args : request.arguments,
+    args,
     agent: request.agent,
     parent: request.parent,
-    signal: request.signal ?? neverAborted,
-  })
+    get signal() {
+      return source.signal
+    },
+  }
+}
+
+export async function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
+  const { tool, scope, dispatcher } = pipeline
+  const parsed = parseArguments(request.arguments)
+  const exec: ToolExecution = Object.freeze(execution(request, parsed.ok ? parsed.args : request.arguments))
   let result: ToolResult
   // a call that never reaches a body still meets the guards first: once a guard closes the agent
   // (e.g. after a structured-output commit) every later call gets its reason
