@@ -13,7 +13,7 @@
  * `--profile=<file>` also writes a sampling heap profile (`.heapprofile`, open it in Chrome's
  * DevTools) of the objects that survived a scavenge during the window (the promoted ones), or with
  * `--all` of every sampled allocation. The profiler changes what survives: read its figures apart.
- * Run: `node --expose-gc --import tsx bench/cycle-gc.ts [--profile=promoted.heapprofile [--all]]`.
+ * Run: `node --expose-gc --import tsx bench/cycle-gc.ts [--budget] [--profile=promoted.heapprofile [--all]]`.
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
@@ -28,6 +28,8 @@ const args = process.argv.slice(2)
 const profileFile = args.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length)
 // `--all`: the profile keeps every sampled allocation, not only the promoted ones
 const profileAll = args.includes('--all')
+// `--budget`: TreeBudget loaded with limits never reached, for its share of the counts
+const withBudget = args.includes('--budget')
 
 function oldSpaceUsed(): number {
   return getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0
@@ -42,6 +44,11 @@ async function main(): Promise<void> {
   const started = performance.now()
   const root = await scriptedHost()
   await root.plugin(InProcessRun)
+  if (withBudget) {
+    const { default: TreeBudget } = await import('../plugins/tree-budget/index.ts')
+    // set, so every check runs, and never reached (as bench/spawn.ts's budget variant)
+    await root.plugin(TreeBudget, { maxConcurrent: 1e9, maxChildren: 1e12, maxTokens: 1e12, maxModelRequests: 1e12 })
+  }
   root.scripted.repeat({ text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } })
   const { agent: parent } = await root.agents.create({ agentOptions: { provider: 'scripted', model: 'bench' } })
   // services are read once, as a plugin holding them would: in cordis every property read of a
