@@ -119,17 +119,28 @@ function frozenArguments(args: unknown): JsonValue {
   if (typeof args !== 'object' || args === null) return toFrozenJson(args, MAX_VALUE_DEPTH)
   // level by level, so a deep value cannot overflow the stack; a flat one allocates one array
   let level: object[] = [args]
+  // the walk visits every path, not every object: a value that shares objects (`x = [y, y]`, k
+  // levels) has 2^k paths. Past this many visits, `toFrozenJson` (linear in objects: it keeps
+  // what it has copied) takes over
+  let budget = WALK_LIMIT
   for (let depth = 1; ; depth++) {
     let next: object[] | undefined
     for (const container of level) {
       if (!Object.isFrozen(container)) return toFrozenJson(args, MAX_VALUE_DEPTH)
-      for (const child of Object.values(container)) if (typeof child === 'object' && child !== null) (next ??= []).push(child)
+      for (const child of Object.values(container)) {
+        if (typeof child !== 'object' || child === null) continue
+        if (--budget < 0) return toFrozenJson(args, MAX_VALUE_DEPTH)
+        ;(next ??= []).push(child)
+      }
     }
     if (next === undefined) return args as JsonValue
     if (depth === MAX_VALUE_DEPTH) throw new JsonDepthError(MAX_VALUE_DEPTH)
     level = next
   }
 }
+
+/** Containers `frozenArguments` measures in place before it copies instead. */
+const WALK_LIMIT = 10_000
 
 // the host copies a result's value anyway; one frozen object serves every capture
 const RECORDED_VALUE: JsonValue = Object.freeze({ recorded: true })

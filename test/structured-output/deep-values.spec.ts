@@ -9,6 +9,13 @@ function nested(depth: number): string {
   return `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`
 }
 
+/** A frozen value of `levels + 2` objects and 2^levels paths: `[x, x]` nested `levels` times. */
+function sharedEverywhere(levels: number): unknown {
+  let x: unknown = Object.freeze({ leaf: 1 })
+  for (let i = 0; i < levels; i++) x = Object.freeze([x, x])
+  return Object.freeze({ a: x })
+}
+
 describe('StructuredOutput value depth (issue 9)', () => {
   it('pins the value depth limit at 64 levels', () => {
     expect(MAX_VALUE_DEPTH).to.equal(64)
@@ -52,5 +59,16 @@ describe('StructuredOutput value depth (issue 9)', () => {
     expect(textOf(result)).to.equal(
       'Error: subagent run failed\nDiagnostic: the child finished without calling structured_output successfully\nPartial output before the run ended:\ngave up',
     )
+  })
+
+  it('records an argument that shares one object at each of 40 levels, walking objects rather than paths', async () => {
+    // a plugin may hand `tools.execute` such a value; the model's arguments arrive as JSON text
+    const fixture = await createFixture()
+    fixture.host.scripted.push('hang')
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request({ outputSchema: { type: 'object' } }))
+    const value = sharedEverywhere(40)
+    const result = await fixture.host.root.tools.execute({ name: 'structured_output', arguments: value, agent: run.agent })
+    expect(result.isError).to.equal(false)
+    await run.dispose()
   })
 })
