@@ -124,6 +124,54 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
   return result
 }
 
+/**
+ * `value` itself when it is deep-frozen JSON data (what `toFrozenJson` returns) whose deepest path
+ * holds at most `maxDepth` containers, else `toFrozenJson(value, maxDepth)`: a value the host has
+ * already copied is measured, not copied again. Throws `JsonDepthError` for a deeper value. Linear
+ * in containers, not paths: a shared container is measured once, and its height counts at every
+ * place it appears (`[x, x]` nested k levels is k levels, not 2^k walks, and a shared subtree
+ * reached deep down counts from there).
+ */
+export function frozenJsonWithin(value: unknown, maxDepth: number): JsonValue {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return toFrozenJson(value, maxDepth)
+  // heights (containers on the deepest path down from it, itself included) of finished containers
+  // with a parent: made on the first nested container, so a flat value needs no map
+  let heights: Map<object, number> | undefined
+  const stack: HeightFrame[] = [{ node: value, children: Object.values(value), index: 0, height: 1 }]
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!
+    if (top.index === top.children.length) {
+      stack.pop()
+      const parent = stack[stack.length - 1]
+      if (parent !== undefined) {
+        ;(heights ??= new Map()).set(top.node, top.height)
+        if (top.height + 1 > parent.height) parent.height = top.height + 1
+      }
+      continue
+    }
+    const child = top.children[top.index++]
+    if (typeof child !== 'object' || child === null) continue
+    if (!Object.isFrozen(child)) return toFrozenJson(value, maxDepth)
+    const known = heights?.get(child)
+    if (known !== undefined) {
+      if (stack.length + known > maxDepth) throw new JsonDepthError(maxDepth)
+      if (known + 1 > top.height) top.height = known + 1
+    } else {
+      // a frozen cycle (never from `toFrozenJson`) ends here too, as too deep
+      if (stack.length >= maxDepth) throw new JsonDepthError(maxDepth)
+      stack.push({ node: child, children: Object.values(child), index: 0, height: 1 })
+    }
+  }
+  return value as JsonValue
+}
+
+interface HeightFrame {
+  node: object
+  children: unknown[]
+  index: number
+  height: number
+}
+
 interface CopyFrame {
   source: object
   /** The key under which the parent stores this copy. */

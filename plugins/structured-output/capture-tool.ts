@@ -4,7 +4,7 @@
  * code `INVALID_ARGS`), so the body only stages an already-valid value.
  */
 import { type ErrorCode, SubagentError } from '../../lib/errors.ts'
-import { formatInvalidArguments, JsonDepthError, toFrozenJson } from '../../lib/json-validation.ts'
+import { formatInvalidArguments, frozenJsonWithin, JsonDepthError } from '../../lib/json-validation.ts'
 import type { Agent, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'
@@ -95,7 +95,8 @@ export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never
     // (`Promise.all` in Code Mode) would otherwise all report success and all but one be dropped
     let value: JsonValue
     try {
-      value = frozenArguments(args)
+      // the host hands a body its arguments as a deep-frozen JSON copy (SPEC §1.5): measured, not copied
+      value = frozenJsonWithin(args, MAX_VALUE_DEPTH)
     } catch (error) {
       if (!(error instanceof JsonDepthError)) throw error
       const message = formatInvalidArguments([error.message])
@@ -108,39 +109,6 @@ export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never
     return { isError: false, value: RECORDED_VALUE, content: [{ type: 'text', text: texts.recorded }] }
   }
 }
-
-/**
- * The arguments as a frozen JSON value at most `MAX_VALUE_DEPTH` levels deep; throws
- * `JsonDepthError` for a deeper one. The host hands a body its arguments already as a deep-frozen
- * JSON copy (SPEC §1.5, `ToolExecution.args`), so they are only measured, not copied again; anything
- * with an unfrozen container is copied.
- */
-function frozenArguments(args: unknown): JsonValue {
-  if (typeof args !== 'object' || args === null) return toFrozenJson(args, MAX_VALUE_DEPTH)
-  // level by level, so a deep value cannot overflow the stack; a flat one allocates one array
-  let level: object[] = [args]
-  // the walk visits every path, not every object: a value that shares objects (`x = [y, y]`, k
-  // levels) has 2^k paths. Past this many visits, `toFrozenJson` (linear in objects: it keeps
-  // what it has copied) takes over
-  let budget = WALK_LIMIT
-  for (let depth = 1; ; depth++) {
-    let next: object[] | undefined
-    for (const container of level) {
-      if (!Object.isFrozen(container)) return toFrozenJson(args, MAX_VALUE_DEPTH)
-      for (const child of Object.values(container)) {
-        if (typeof child !== 'object' || child === null) continue
-        if (--budget < 0) return toFrozenJson(args, MAX_VALUE_DEPTH)
-        ;(next ??= []).push(child)
-      }
-    }
-    if (next === undefined) return args as JsonValue
-    if (depth === MAX_VALUE_DEPTH) throw new JsonDepthError(MAX_VALUE_DEPTH)
-    level = next
-  }
-}
-
-/** Containers `frozenArguments` measures in place before it copies instead. */
-const WALK_LIMIT = 10_000
 
 // the host copies a result's value anyway; one frozen object serves every capture
 const RECORDED_VALUE: JsonValue = Object.freeze({ recorded: true })

@@ -1,7 +1,7 @@
 import Ajv from 'ajv'
 import { expect } from 'chai'
 import sinon from 'sinon'
-import { formatInvalidArguments, JsonDepthError, jsonViolations, toFrozenJson } from '../../lib/json-validation.ts'
+import { formatInvalidArguments, frozenJsonWithin, JsonDepthError, jsonViolations, toFrozenJson } from '../../lib/json-validation.ts'
 
 type Dict = Record<string, unknown>
 
@@ -383,5 +383,53 @@ describe('toFrozenJson', () => {
     expect(Object.keys(copy)).to.deep.equal(['toString', 'hasOwnProperty', 'plain'])
     expect(Object.getOwnPropertyDescriptor(copy, 'toString')).to.deep.equal({ value: 1, enumerable: true, writable: false, configurable: false })
     expect(copy.hasOwnProperty).to.deep.equal([2])
+  })
+})
+
+/** Frozen arrays nested `levels` deep around a frozen leaf object: `levels + 1` containers on its one path. */
+function frozenChain(levels: number, leaf: object = Object.freeze({ leaf: 1 })): object {
+  let value: object = leaf
+  for (let i = 0; i < levels; i++) value = Object.freeze([value])
+  return value
+}
+
+/** `[x, x]` nested `levels` times: `levels + 1` containers, 2^levels paths. */
+function sharedAtEveryLevel(levels: number): object {
+  let value: object = Object.freeze({ leaf: 1 })
+  for (let i = 0; i < levels; i++) value = Object.freeze([value, value])
+  return value
+}
+
+describe('frozenJsonWithin', () => {
+  it('returns a deep-frozen JSON value itself, without copying it', () => {
+    const value = toFrozenJson({ answer: 'ok', items: [{ n: 1 }] })
+    expect(frozenJsonWithin(value, 64)).to.equal(value)
+  })
+
+  it('copies a value with an unfrozen container, as toFrozenJson does', () => {
+    const inner = { n: 1 }
+    const value = Object.freeze({ items: Object.freeze([inner]) })
+    const result = frozenJsonWithin(value, 64) as { items: { n: number }[] }
+    expect(result).to.not.equal(value)
+    expect(result).to.deep.equal({ items: [{ n: 1 }] })
+    expect(Object.isFrozen(result.items[0])).to.equal(true)
+  })
+
+  it('accepts a value exactly as deep as the limit and rejects one level more with JsonDepthError', () => {
+    expect(frozenJsonWithin(frozenChain(63), 64)).to.be.an('array')
+    expect(() => frozenJsonWithin(frozenChain(64), 64)).to.throw(JsonDepthError, 'value is nested deeper than 64 levels')
+  })
+
+  it('measures a value that shares one container at each of 40 levels by its 41 containers, not its 2^40 paths', () => {
+    const value = sharedAtEveryLevel(40)
+    expect(frozenJsonWithin(value, 64)).to.equal(value)
+  })
+
+  it('counts a shared subtree from the deepest place it appears', () => {
+    const shared = frozenChain(39)
+    // 40 containers in `shared`; first met right under the root (depth 2), then under 30 more levels
+    const value = Object.freeze({ near: shared, far: frozenChain(30, Object.freeze({ shared })) })
+    expect(() => frozenJsonWithin(value, 64)).to.throw(JsonDepthError, 'value is nested deeper than 64 levels')
+    expect(frozenJsonWithin(value, 72)).to.equal(value)
   })
 })
