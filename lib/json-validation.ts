@@ -74,6 +74,10 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
   if (typeof value !== 'object' || value === null) return jsonScalar(value, () => 'value')
   // made on the first nested container: a flat value (most tool arguments) needs neither
   let done: Map<object, JsonValue> | undefined
+  // with a depth limit, the height of each copied container, so a shared one reused deeper down
+  // still counts from there
+  let heights: Map<object, number> | undefined
+  const bounded = maxDepth !== Number.POSITIVE_INFINITY
   let onPath: Set<object> | undefined
   const stack: CopyFrame[] = []
   const pathOf = (key: string | number): string => {
@@ -84,10 +88,10 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
   const open = (source: object, key: string | number): void => {
     if (stack.length >= maxDepth) throw new JsonDepthError(maxDepth)
     if (Array.isArray(source)) {
-      stack.push({ source, key, keys: undefined, length: source.length, index: 0, copy: [] })
+      stack.push({ source, key, keys: undefined, length: source.length, index: 0, copy: [], height: 1 })
     } else if (isPlainObject(source)) {
       const keys = Object.keys(source)
-      stack.push({ source, key, keys, length: keys.length, index: 0, copy: {} })
+      stack.push({ source, key, keys, length: keys.length, index: 0, copy: {}, height: 1 })
     } else {
       throw new TypeError(`${stack.length === 0 ? 'value' : pathOf(key)} is not JSON data (non-plain object)`)
     }
@@ -105,6 +109,10 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
       const copy = top.copy
       if (stack.length > 0) (done ??= new Map()).set(top.source, copy)
       const parent = stack[stack.length - 1]
+      if (bounded && parent !== undefined) {
+        ;(heights ??= new Map()).set(top.source, top.height)
+        if (top.height + 1 > parent.height) parent.height = top.height + 1
+      }
       if (parent === undefined) result = copy
       else store(parent, top.key, copy)
       continue
@@ -117,7 +125,14 @@ export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY
       continue
     }
     const copied = done?.get(child)
-    if (copied !== undefined) store(top, key, copied)
+    if (copied !== undefined) {
+      if (bounded) {
+        const height = heights!.get(child)!
+        if (stack.length + height > maxDepth) throw new JsonDepthError(maxDepth)
+        if (height + 1 > top.height) top.height = height + 1
+      }
+      store(top, key, copied)
+    }
     else if (child === stack[0]!.source || onPath?.has(child)) throw new TypeError(`${pathOf(key)} is not JSON data (circular reference)`)
     else open(child, key)
   }
@@ -181,6 +196,8 @@ interface CopyFrame {
   length: number
   index: number
   copy: JsonValue[] | { [key: string]: JsonValue }
+  /** Containers on the deepest path down from this one, itself included (kept with a depth limit). */
+  height: number
 }
 
 function store(frame: CopyFrame, key: string | number, value: JsonValue): void {

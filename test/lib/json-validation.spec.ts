@@ -433,3 +433,22 @@ describe('frozenJsonWithin', () => {
     expect(frozenJsonWithin(value, 72)).to.equal(value)
   })
 })
+
+describe('toFrozenJson: a depth limit with shared subtrees', () => {
+  /** Plain (unfrozen) arrays nested `levels` deep around `leaf`. */
+  function chain(levels: number, leaf: object): object {
+    let value: object = leaf
+    for (let i = 0; i < levels; i++) value = [value]
+    return value
+  }
+
+  it('counts a shared subtree from the deepest place it appears, though it copies it once', () => {
+    const shared = chain(39, { leaf: 1 })
+    const value = { near: shared, far: chain(30, { shared }) }
+    expect(() => toFrozenJson(value, 64)).to.throw(JsonDepthError, 'value is nested deeper than 64 levels')
+    const copy = toFrozenJson(value, 72) as { near: unknown; far: unknown }
+    let inner: unknown = copy.far
+    for (let i = 0; i < 30; i++) inner = (inner as unknown[])[0]
+    expect((inner as { shared: unknown }).shared).to.equal(copy.near)
+  })
+})
