@@ -34,4 +34,12 @@ describe('subscribeAbort', () => {
     controller.abort()
     expect(calls).to.deep.equal(['third'])
   })
+
+  it('adds a plain function as the listener, which Node calls without a wrapper of its own', () => {
+    const controller = new AbortController()
+    const remove = subscribeAbort(controller.signal, () => {})
+    const [listener] = getEventListeners(controller.signal, 'abort')
+    expect(listener).to.be.a('function')
+    remove()
+  })
 })
