@@ -13,7 +13,9 @@
  * `--profile=<file>` also writes a sampling heap profile (`.heapprofile`, open it in Chrome's
  * DevTools) of the objects that survived a scavenge during the window (the promoted ones), or with
  * `--all` of every sampled allocation. The profiler changes what survives: read its figures apart.
- * Run: `node --expose-gc --import tsx bench/cycle-gc.ts [--budget] [--profile=promoted.heapprofile [--all]]`.
+ * `--structured` runs the structured variant's cycle instead (`StructuredOutput` loaded, an output
+ * schema on every start, the child answering with one valid capture), as bench/spawn.ts's.
+ * Run: `node --expose-gc --import tsx bench/cycle-gc.ts [--budget] [--structured] [--profile=promoted.heapprofile [--all]]`.
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
@@ -30,6 +32,14 @@ const profileFile = args.find((arg) => arg.startsWith('--profile='))?.slice('--p
 const profileAll = args.includes('--all')
 // `--budget`: TreeBudget loaded with limits never reached, for its share of the counts
 const withBudget = args.includes('--budget')
+// `--structured`: the structured variant's cycle (bench/spawn.ts `--variant=structured`)
+const structured = args.includes('--structured')
+const outputSchema = {
+  type: 'object',
+  properties: { answer: { type: 'string' } },
+  required: ['answer'],
+  additionalProperties: false,
+}
 
 function oldSpaceUsed(): number {
   return getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0
@@ -49,7 +59,13 @@ async function main(): Promise<void> {
     // set, so every check runs, and never reached (as bench/spawn.ts's budget variant)
     await root.plugin(TreeBudget, { maxConcurrent: 1e9, maxChildren: 1e12, maxTokens: 1e12, maxModelRequests: 1e12 })
   }
-  root.scripted.repeat({ text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } })
+  if (structured) {
+    const { default: StructuredOutput } = await import('../plugins/structured-output/index.ts')
+    await root.plugin(StructuredOutput)
+  }
+  const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
+  const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
+  root.scripted.repeat(structured ? (request) => (request.tools?.length ? capture : answer) : answer)
   const { agent: parent } = await root.agents.create({ agentOptions: { provider: 'scripted', model: 'bench' } })
   // services are read once, as a plugin holding them would: in cordis every property read of a
   // service on a context is a lookup that builds a stack-capturing Error, the harness's cost and
@@ -60,9 +76,11 @@ async function main(): Promise<void> {
   // the cycle of bench/spawn.ts, without its timing
   const cycle = async (): Promise<void> => {
     const label = `task ${++n}`
-    const run = await runner.spawn({ parent, prompt: label, label, signal: new AbortController().signal })
+    const signal = new AbortController().signal
+    const run = await runner.spawn(structured ? { parent, prompt: label, label, signal, outputSchema } : { parent, prompt: label, label, signal })
     const result = await run.result
     if (result.stopReason !== 'completed') throw new Error(`cycle ended ${result.stopReason}`)
+    if (structured && (result.structured as { answer?: string } | undefined)?.answer !== 'ok') throw new Error('no structured value')
     await run.dispose()
     if (agents.get(run.id) || sessions.get(run.id)) throw new Error('child survived dispose')
   }
