@@ -5,7 +5,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService } from '../host/cordis-bridge.ts'
+import { listenDirect, rawService } from '../host/cordis-bridge.ts'
 import { compileSchema } from '../../lib/json-validation.ts'
 import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'
@@ -116,13 +116,16 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     onTurnStop: (agent) => states.get(agent)?.isCommitted === true,
   }
 
-  ctx.on('subagent/prepare', (plan) => {
+  // on every start, structured or not: `listenDirect` spares each call cordis's listener wrapper,
+  // which traces every argument through a proxy of its reflect service (≈ 0.45 µs and ≈ 0.4 KB a
+  // call); no argument of these hooks is a cordis service, so the wrapper had nothing to trace
+  listenDirect(ctx, 'subagent/prepare', (plan) => {
     const schema = plan.request.outputSchema
     // a schemastery schema is converted first (memoized per schema object)
     if (schema !== undefined) plan.claim('outputSchema', () => void schemas.entry(requestedJsonSchema(schema) as JsonSchema))
   })
 
-  ctx.on('subagent/setup', (child, plan) => {
+  listenDirect(ctx, 'subagent/setup', (child, plan) => {
     const schema = plan.request.outputSchema
     if (schema === undefined) return
     // checked at entry, so this is a lookup
@@ -131,13 +134,13 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     installCapture(child, definition, shared)
   })
 
-  ctx.on('subagent/settle', (_result, run, next) => {
+  listenDirect(ctx, 'subagent/settle', (_result, run, next) => {
     const state = states.get(run.agent)
     return state ? settleCapture(state, run, next) : next()
   })
 
   // a run whose result rejected never went through settle: it must not be adopted at unload
-  ctx.on('subagent/end', (info: SubagentInfo) => {
+  listenDirect(ctx, 'subagent/end', (info: SubagentInfo) => {
     if (info.stopReason !== undefined) return
     const child = agents.get(info.childId)
     const state = child && states.get(child)

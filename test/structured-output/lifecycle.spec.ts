@@ -73,6 +73,15 @@ describe('StructuredOutput lifecycle', () => {
       await run.dispose()
     })
 
+    it('takes its driver-hook listeners out of the root table when unloaded', async () => {
+      const fixture = await createFixture()
+      const hooks = (fixture.host.root.events as unknown as { _hooks: Record<string, unknown[] | undefined> })._hooks
+      const names = ['subagent/prepare', 'subagent/setup', 'subagent/settle', 'subagent/end']
+      const loaded = names.map((name) => hooks[name]?.length ?? 0)
+      await fixture.unload()
+      expect(names.map((name) => hooks[name]?.length ?? 0)).to.deep.equal(loaded.map((count) => count - 1))
+    })
+
     it('rejects a later outputSchema start', async () => {
       const fixture = await createFixture()
       await fixture.unload()
