@@ -236,9 +236,11 @@ export class InProcessRun {
       }
       if (plan.seed) options.seed = plan.seed
       if (needsSetup(plan, setupListeners)) {
-        options.setup = async (child: Agent) => {
+        // returns a promise only when a listener does: a setup window that only registers
+        // (persona, tool filter, structured output) costs the creation no tick
+        options.setup = (child: Agent) => {
           applyRequestScope(child, plan)
-          if (setupListeners) await dispatch.serial('subagent/setup', [child, plan])
+          return setupListeners ? dispatch.serialEager('subagent/setup', [child, plan]) : undefined
         }
       }
       const handle = await this.agents.create(options)

@@ -172,6 +172,42 @@ describe('agents.create: an abort during setup (SPEC §1.3 step 3)', () => {
   })
 })
 
+describe('agents.create: a setup that finishes at once', () => {
+  it('adds no abort listener to the signal', async () => {
+    const s = await scene()
+    const controller = new AbortController()
+    const listening: number[] = []
+    await s.create({ signal: controller.signal, setup: () => void listening.push(getEventListeners(controller.signal, 'abort').length) })
+    expect([listening, getEventListeners(controller.signal, 'abort').length]).to.deep.equal([[0], 0])
+  })
+
+  it('publishes before create returns its promise', async () => {
+    const s = await scene()
+    const created = s.create({ sessionId: 'at-once', setup: () => {} })
+    const published = s.root.agents.get('at-once')
+    expect(published).to.equal((await created).agent)
+  })
+
+  it('contains the late rejection of a setup promise that lost to the abort', async () => {
+    const s = await scene()
+    const controller = new AbortController()
+    const late = gate()
+    const reason = new Error('gave up')
+    const created = s.create({
+      signal: controller.signal,
+      setup: async () => {
+        controller.abort(reason)
+        await late.promise
+        throw new Error('setup failed after the abort')
+      },
+    })
+    expect(await rejectionOf(created)).to.equal(reason)
+    late.open()
+    // the setup's rejection lands now: test/support/unhandled.ts fails the run if it goes unheard
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  })
+})
+
 describe('agents.create: a failing setup (SPEC §1.3)', () => {
   it('rejects with the error setup threw', async () => {
     const s = await scene()

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import { createDriverHost } from '../support/driver.ts'
 
@@ -104,6 +105,35 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
     expect(error?.message).to.equal('setup failed')
     off()
     expect(host.snapshot()).to.deep.equal(base)
+  })
+
+  it('awaits a subagent/setup listener that answers with a promise before publishing', async () => {
+    const host = await createDriverHost()
+    let open!: () => void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    const seen: unknown[] = []
+    const off = host.on('subagent/setup', (child) => opened.then(() => void seen.push(host.root.agents.get(child.id))))
+    host.scripted.push({ text: 'ok' })
+    const started = host.root.inprocessRun.spawn(host.request())
+    await Promise.resolve()
+    open()
+    const run = await started
+    off()
+    expect(seen).to.deep.equal([undefined])
+    expect(host.root.agents.get(run.id)).to.equal(run.agent)
+    await run.dispose()
+  })
+
+  it('keeps a setup window whose listeners answer at once off the request signal', async () => {
+    const host = await createDriverHost()
+    const controller = new AbortController()
+    const listening: number[] = []
+    const off = host.on('subagent/setup', () => void listening.push(getEventListeners(controller.signal, 'abort').length))
+    host.scripted.push({ text: 'ok' })
+    const run = await host.root.inprocessRun.spawn(host.request({ signal: controller.signal, persona: 'terse' }))
+    off()
+    expect(listening).to.deep.equal([0])
+    await run.dispose()
   })
 
   it('seeds a fork with the parent events through its last completed turn', async () => {

@@ -30,6 +30,10 @@ function abortError(id: string, signal: AbortSignal): Error {
   return new SubagentError('CREATION_ABORTED', `agent "${id}" creation aborted`, { cause: reason })
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function'
+}
+
 /** Never fulfils; rejects when the signal aborts. Detaches its listener through `settle`. */
 function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; settle: () => void } {
   let settle!: () => void
@@ -92,17 +96,20 @@ export class AgentCreation {
     const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
     const record = this.#makeRecord(agent)
     if (setup) {
-      const race = signal ? abortRace(id, signal) : undefined
+      // a setup that finishes at once (registrations only: a structured child's) needs neither a
+      // tick nor a subscription to the signal; only a returned promise is raced against it
+      let pending: PromiseLike<unknown> | undefined
       try {
-        const running = Promise.resolve().then(() => setup(agent))
-        await (race ? Promise.race([running, race.promise]) : running)
+        const answer = setup(agent)
+        if (isThenable(answer)) pending = answer
         if (signal?.aborted) throw abortError(id, signal)
       } catch (error) {
+        // the abort wins the race; the setup's later rejection has nobody left to hear it
+        if (pending) Promise.resolve(pending).catch(() => {})
         await rollBack(record)
         throw error
-      } finally {
-        race?.settle()
       }
+      if (pending) await this.#awaitSetup(record, pending, signal)
     }
     try {
       this.#publish(record, session, owner, owner ? undefined : callerCtx)
@@ -111,6 +118,21 @@ export class AgentCreation {
       throw error
     }
     return record.handle
+  }
+
+  /** Awaits a setup's promise raced against `signal`; on a failure or an abort, rolls back and rethrows. */
+  async #awaitSetup(record: AgentRecord, pending: PromiseLike<unknown>, signal: AbortSignal | undefined): Promise<void> {
+    const id = record.agent.id
+    const race = signal ? abortRace(id, signal) : undefined
+    try {
+      await (race ? Promise.race([pending, race.promise]) : pending)
+      if (signal?.aborted) throw abortError(id, signal)
+    } catch (error) {
+      await rollBack(record)
+      throw error
+    } finally {
+      race?.settle()
+    }
   }
 
   #makeRecord(agent: HostAgent): AgentRecord {
