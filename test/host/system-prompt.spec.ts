@@ -143,6 +143,19 @@ describe('system-prompt/assemble (SPEC §1.6)', () => {
     expect(s.root.systemPrompt.assemble(agent).text).to.equal('Persona.\n\nMiddle.\n\nTail.')
   })
 
+  it('gives agents assembled in turn each their own text when a listener edits a section in place', async () => {
+    const s = await scene()
+    s.root.systemPrompt.section({ name: 'persona', order: 0, text: 'Persona.' })
+    s.on('system-prompt/assemble', (assembly: PromptAssembly, info: { agent: Agent }, next: Next) => {
+      assembly.sections[0]!.text = `Persona of ${info.agent.id}.`
+      return next()
+    })
+    const first = (await s.create({ sessionId: 'first' })).agent
+    const second = (await s.create({ sessionId: 'second' })).agent
+    const texts = [first, second, first].map((agent) => s.root.systemPrompt.assemble(agent).text)
+    expect(texts).to.deep.equal(['Persona of first.', 'Persona of second.', 'Persona of first.'])
+  })
+
   it('lets a listener drop a section', async () => {
     const s = await scene()
     s.root.systemPrompt.section({ name: 'persona', order: 0, text: 'Persona.' })

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { PromptTextCache, promptText } from '../../../lib/prompt-text.ts'
 import type { Agent, PromptAssembly, PromptSection } from '../../../lib/types.ts'
 import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, NameTable, type ScopedSection, scopeOf } from '../scope.ts'
@@ -37,15 +38,6 @@ function assertSection(section: PromptSection): void {
   if (typeof section.text !== 'string') throw new TypeError(`prompt section "${section.name}" text must be a string`)
 }
 
-/** Orders by `order`, ties by registration order; drops empty sections; joins with a blank line. */
-function render(sections: readonly PromptSection[]): string {
-  const ranked = sections
-    .map((section, index) => ({ section, index }))
-    .filter(({ section }) => section.text !== '')
-    .sort((a, b) => a.section.order - b.section.order || a.index - b.index)
-  return ranked.map(({ section }) => section.text).join('\n\n')
-}
-
 function freezeAssembled(assembled: AssembledPrompt): AssembledPrompt {
   for (const section of assembled.sections) Object.freeze(section)
   Object.freeze(assembled.sections)
@@ -57,6 +49,9 @@ export class SystemPrompt extends HostService {
   // cordis calls service methods through a tracing proxy, where #private fields cannot be read
   private readonly globals = new NameTable<ScopedSection>()
   private globalCache?: AssembledPrompt
+  /** The global sections in registration order, while no global section changes. */
+  private globalEntries?: readonly ScopedSection[]
+  private readonly texts = new PromptTextCache()
 
   constructor(ctx: Context, dispatcher: HookDispatcher) {
     super(ctx, 'systemPrompt', dispatcher)
@@ -73,10 +68,10 @@ export class SystemPrompt extends HostService {
     return installScoped(this.ctx, `ctx.systemPrompt.section(${section.name})`, (scope) => {
       const table = scope ? (scope.sections ??= new NameTable()) : this.globals
       const remove = table.add(entry.name, entry)
-      if (!scope) this.globalCache = undefined
+      if (!scope) this.globalsChanged()
       return () => {
         remove()
-        if (!scope) this.globalCache = undefined
+        if (!scope) this.globalsChanged()
       }
     })
   }
@@ -85,14 +80,14 @@ export class SystemPrompt extends HostService {
   assemble(agent: Agent): AssembledPrompt {
     const scope = scopeOf(agent)
     const dispatcher = this.dispatcher
-    if (!scope?.sections?.size && !dispatcher.has('system-prompt/assemble', scope)) {
+    const isListened = dispatcher.has('system-prompt/assemble', scope)
+    if (!scope?.sections?.size && !isListened) {
       // shared by every agent without scoped sections: frozen, so no caller can edit another's prompt
       return (this.globalCache ??= freezeAssembled(this.build(undefined)))
     }
-    const base = this.build(scope)
-    if (!dispatcher.has('system-prompt/assemble', scope)) return base
+    if (!isListened) return this.build(scope)
     // listeners edit this object and pass it on; the core hands back whatever reached it
-    const initial: PromptAssembly = { sections: base.sections.slice() }
+    const initial: PromptAssembly = { sections: this.sections(scope) }
     const assembly = dispatcher.waterfall<PromptAssembly>(scope, 'system-prompt/assemble', [initial, { agent }], () => initial)
     if (typeof (assembly as unknown as PromiseLike<unknown> | null)?.then === 'function') {
       // the hook is synchronous: contain the promise, so its rejection does not go unhandled
@@ -103,14 +98,29 @@ export class SystemPrompt extends HostService {
       throw new TypeError('a system-prompt/assemble listener returned no assembly')
     }
     const sections = assembly.sections.slice()
-    return { sections, text: render(sections) }
+    return { sections, text: this.texts.text(sections) }
+  }
+
+  private globalsChanged(): void {
+    this.globalCache = undefined
+    this.globalEntries = undefined
   }
 
   private build(scope: AgentScope | undefined): AssembledPrompt {
-    const merged = new Map<string, ScopedSection>(this.globals.current())
-    if (scope?.sections) for (const [name, section] of scope.sections.current()) merged.set(name, section)
-    const entries = [...merged.values()].sort((a, b) => a.seq - b.seq)
-    const sections = entries.map(({ name, order, text }) => ({ name, order, text }))
-    return { sections, text: render(sections) }
+    const sections = this.sections(scope)
+    return { sections, text: promptText(sections) }
+  }
+
+  /** Fresh copies of the sections the agent of `scope` sees, in registration order. */
+  private sections(scope: AgentScope | undefined): PromptSection[] {
+    let entries: readonly ScopedSection[]
+    if (scope?.sections?.size) {
+      const merged = new Map<string, ScopedSection>(this.globals.current())
+      for (const [name, section] of scope.sections.current()) merged.set(name, section)
+      entries = [...merged.values()].sort((a, b) => a.seq - b.seq)
+    } else {
+      entries = this.globalEntries ??= [...this.globals.current()].map(([, section]) => section).sort((a, b) => a.seq - b.seq)
+    }
+    return entries.map(({ name, order, text }) => ({ name, order, text }))
   }
 }
