@@ -196,7 +196,10 @@ export function agentContextPrototype(ownerCtx: Context, parts: AgentContextPart
   const inherited = Object.getPrototypeOf(base) as Context
   Object.defineProperty(base, 'on', {
     value: function on(this: Context, name: string, listener: Listener, options?: boolean | { prepend?: boolean; global?: boolean }) {
-      const { prepend = false, global = false } = typeof options === 'object' ? options : { prepend: !!options }
+      // read in place: no options object of our own per registration
+      let prepend = !!options
+      let global = false
+      if (typeof options === 'object') ({ prepend = false, global = false } = options)
       if (typeof name === 'string' && !global && isAgentContext(this)) {
         const removed = parts.route(this, name, listener, prepend)
         if (removed) return removed

@@ -156,14 +156,19 @@ export class AgentScope {
     return undefined
   }
 
+  /** Adds `listener` for `name`; the returned function removes exactly this registration, once. */
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
     const list = this.hooksFor(name)
     // new arrays of the exact size (`concat`, literals): a spread, a `filter` or an empty array's
     // first push reserves room for up to 17 entries
-    if (!list) this.hooks = this.hooks ? this.hooks.concat([name, [listener]]) : [name, [listener]]
+    if (!list) this.hooks = this.hooks ? this.hooks.concat(name, [[listener]]) : [name, [listener]]
     else if (prepend) list.unshift(listener)
     else list.push(listener)
+    // once only: the same listener may be registered twice, and each removal takes one
+    let isRemoved = false
     return () => {
+      if (isRemoved) return
+      isRemoved = true
       const current = this.hooksFor(name)
       const index = current ? current.indexOf(listener) : -1
       if (index < 0) return
@@ -196,6 +201,20 @@ export function scopeOf(subject: object | undefined): AgentScope | undefined {
 }
 
 /**
+ * The scope of the agent whose own context `ctx` is (not one derived from it), where registrations
+ * go straight into the agent's tables; `undefined` for any other context. Throws
+ * `AgentDisposedError` when that agent is gone.
+ */
+function ownScope(ctx: Context): AgentScope | undefined {
+  const scope = scopeOf(ctx)
+  if (!scope || ctx !== scope.ctx) return undefined
+  // a late caller (a setup that outlived its rolled-back creation, a tool that ignored its
+  // signal) must not leave registrations in the tables of an agent that is gone
+  if (scope.isDisposed) throw new AgentDisposedError(scope.agent.id)
+  return scope
+}
+
+/**
  * Installs a registration for the lifetime of the calling context. A registration made directly
  * through an agent's context lives in that agent's tables and goes with them, so it spends no
  * cordis effect (nor fiber); any other one is an effect of the caller's fiber.
@@ -205,12 +224,9 @@ export function installScoped(
   label: string | (() => string),
   install: (scope: AgentScope | undefined) => () => void,
 ): () => void {
-  const scope = scopeOf(ctx)
-  if (scope && ctx === scope.ctx) {
-    // a late caller (a setup that outlived its rolled-back creation, a tool that ignored its
-    // signal) must not leave registrations in the tables of an agent that is gone
-    if (scope.isDisposed) throw new AgentDisposedError(scope.agent.id)
-    const remove = install(scope)
+  const own = ownScope(ctx)
+  if (own) {
+    const remove = install(own)
     let done = false
     return () => {
       if (done) return
@@ -219,7 +235,7 @@ export function installScoped(
     }
   }
   // the label names the effect in cordis's listings; an agent's tables need none
-  return ctx.effect(() => install(scope), typeof label === 'string' ? label : label()) as () => void
+  return ctx.effect(() => install(scopeOf(ctx)), typeof label === 'string' ? label : label()) as () => void
 }
 
 /**
@@ -231,6 +247,9 @@ export function routeScopedListener(ctx: Context, name: string, listener: Listen
   const scope = scopeOf(ctx)
   if (!scope || !scopedEvents.has(name)) return undefined
   if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
+  // through the agent's own context (a structured child's three listeners): the table's own
+  // once-only removal, without the closures an effect needs
+  if (ownScope(ctx)) return scope.addHook(name, listener, prepend)
   return installScoped(ctx, () => `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
 }
 

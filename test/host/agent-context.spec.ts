@@ -80,4 +80,28 @@ describe('agent contexts: one shared prototype per owner (SPEC §1 "scoped")', (
     expect(scope.hooks).to.equal(undefined)
     await s.end()
   })
+  it('removes one registration of a listener registered twice, however often its remover is called', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const listener = () => undefined
+    const off = agent.ctx.on('agent/turn-stop', listener)
+    agent.ctx.on('agent/turn-stop', listener, { prepend: true })
+    off()
+    off()
+    expect(scopeOf(agent)!.hooksFor('agent/turn-stop')).to.deep.equal([listener])
+    await s.end()
+  })
+
+  it('keeps a third event apart from two others registered before it', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const [a, b, c] = [() => undefined, () => undefined, () => undefined]
+    agent.ctx.on('session/event', a)
+    agent.ctx.on('tools/result', b)
+    agent.ctx.on('agent/turn-stop', c)
+    const scope = scopeOf(agent)!
+    expect([scope.hooksFor('session/event'), scope.hooksFor('tools/result'), scope.hooksFor('agent/turn-stop')]).to.deep.equal([[a], [b], [c]])
+    expect(scope.hooks).to.have.length(6)
+    await s.end()
+  })
 })
