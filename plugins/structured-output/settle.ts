@@ -25,9 +25,13 @@ export type SettleNext = () => SubagentResult | Promise<SubagentResult>
  * The result with the capture applied: `structured` (a frozen JSON copy) when committed; a clean
  * finish without a commit becomes `error`, or `aborted` when the run was cancelled.
  */
-export async function settleCapture(state: CaptureState, run: SubagentRun, next: SettleNext): Promise<SubagentResult> {
+export function settleCapture(state: CaptureState, run: SubagentRun, next: SettleNext): Promise<SubagentResult> {
   state.isSettled = true
-  const result = await next()
+  // `then`, not an async function: one reaction on the inner result instead of a suspended frame
+  return Promise.resolve(next()).then((result) => captured(state, run, result))
+}
+
+function captured(state: CaptureState, run: SubagentRun, result: SubagentResult): SubagentResult {
   // `Object.assign`, not a spread: on Node 20 `{...result, structured}` makes a fresh hidden class
   // for every result (≈ 200 B more for each settled run to hold, and slower to build)
   if (state.isCommitted) return Object.assign({}, result, { structured: state.value })
