@@ -102,6 +102,20 @@ class ScopeContents {
 }
 
 /**
+ * `hooks` with a pair for `name` added, in a new array of the exact size: a spread, a `filter` or
+ * an empty array's first push reserves room for up to 17 entries, and `concat` takes a slow path.
+ */
+function withEvent(hooks: readonly (string | Listener[])[] | undefined, name: string, listener: Listener): (string | Listener[])[] {
+  if (!hooks) return [name, [listener]]
+  const length = hooks.length
+  const next = new Array<string | Listener[]>(length + 2)
+  for (let index = 0; index < length; index++) next[index] = hooks[index]!
+  next[length] = name
+  next[length + 1] = [listener]
+  return next
+}
+
+/**
  * Everything registered through one agent's context. Cleared when the agent is disposed.
  *
  * The tables, the context and the fiber live in one object made on the first write: a settled
@@ -159,9 +173,7 @@ export class AgentScope {
   /** Adds `listener` for `name`; the returned function removes exactly this registration, once. */
   addHook(name: string, listener: Listener, prepend: boolean): () => void {
     const list = this.hooksFor(name)
-    // new arrays of the exact size (`concat`, literals): a spread, a `filter` or an empty array's
-    // first push reserves room for up to 17 entries
-    if (!list) this.hooks = this.hooks ? this.hooks.concat(name, [[listener]]) : [name, [listener]]
+    if (!list) this.hooks = withEvent(this.hooks, name, listener)
     else if (prepend) list.unshift(listener)
     else list.push(listener)
     // once only: the same listener may be registered twice, and each removal takes one
