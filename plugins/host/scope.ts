@@ -97,6 +97,8 @@ class ScopeContents {
   guards?: ToolGuard[] = undefined
   restrictions?: Restriction[] = undefined
   models?: NameTable<ModelAdapter> = undefined
+  /** `AgentSlot` values, flat: `[slot, value, …]`. Kept after `clear()`: they go with the agent. */
+  slots?: readonly unknown[] = undefined
   ctx?: Context = undefined
   fiber?: Context['fiber'] = undefined
 }
@@ -156,6 +158,8 @@ export class AgentScope {
   set restrictions(value: Restriction[] | undefined) { this.made().restrictions = value }
   get models(): NameTable<ModelAdapter> | undefined { return this.#contents?.models }
   set models(value: NameTable<ModelAdapter> | undefined) { this.made().models = value }
+  get slots(): readonly unknown[] | undefined { return this.#contents?.slots }
+  set slots(value: readonly unknown[] | undefined) { this.made().slots = value }
   /** The agent's scope context, once it exists. */
   get ctx(): Context | undefined { return this.#contents?.ctx }
   set ctx(value: Context | undefined) { this.made().ctx = value }
@@ -199,6 +203,37 @@ export class AgentScope {
     const contents = this.#contents
     if (contents) contents.tools = contents.sections = contents.hooks = contents.guards = contents.restrictions = contents.models = undefined
     this.toolsVersion++
+  }
+}
+
+/**
+ * One value per host agent, kept in the agent's scope (made with the agent, gone with it) rather
+ * than in a `WeakMap`: entering a short-lived agent into a weak map costs several times a field
+ * write (its ephemeron is traced by every scavenge that finds it), and a structured child is one.
+ * `get` answers `undefined` for anything that is not a host agent, or an agent never given a value.
+ */
+export class AgentSlot<T> {
+  /** The value for `agent`, or `undefined`. */
+  get(agent: Agent | undefined): T | undefined {
+    const slots = scopeOf(agent)?.slots
+    if (slots) for (let i = 0; i < slots.length; i += 2) if (slots[i] === this) return slots[i + 1] as T
+    return undefined
+  }
+
+  /** Gives `agent` this slot's value; throws a `TypeError` for an agent the host did not make. */
+  set(agent: Agent, value: T): void {
+    const scope = scopeOf(agent)
+    if (!scope) throw new TypeError('agent slot needs an agent made by the host')
+    const slots = scope.slots
+    if (!slots) {
+      scope.slots = [this, value]
+      return
+    }
+    const at = slots.indexOf(this)
+    const next = slots.slice()
+    if (at >= 0) next[at + 1] = value
+    else next.push(this, value)
+    scope.slots = next
   }
 }
 
