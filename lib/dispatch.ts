@@ -57,12 +57,14 @@ export class ListenerDispatch {
   }
 
   /**
-   * The one listener of `name` when there is exactly one (global, none local): an always-on plugin
-   * listening alone is the common case, and calling it needs no snapshot array.
+   * The one listener of `name` when there is exactly one, global or the agent's own: an always-on
+   * plugin listening alone, or one scoped listener (a structured child's), is the common case, and
+   * calling it needs no snapshot array.
    */
   private only(name: string, local: readonly Listener[] | undefined): Listener | undefined {
     const global = this.hooks[name]
-    return global?.length === 1 && !local?.length ? global[0]!.callback : undefined
+    if (!global?.length) return local?.length === 1 ? local[0] : undefined
+    return global.length === 1 && !local?.length ? global[0]!.callback : undefined
   }
 
   /** Observe-only: a throwing or rejecting listener is contained and reported. */
@@ -120,6 +122,11 @@ export class ListenerDispatch {
   /** The first answer that is not null, undefined or false; a throw propagates. */
   bail(name: string, args: unknown[], local?: readonly Listener[]): unknown {
     this.observe('bail', name, args)
+    const only = this.only(name, local)
+    if (only) {
+      const result = (only as (...a: unknown[]) => unknown)(...args)
+      return result !== undefined && result !== null && result !== false ? result : undefined
+    }
     const listeners = this.listeners(name, local)
     if (!listeners) return undefined
     for (const listener of listeners) {
@@ -164,6 +171,8 @@ export class ListenerDispatch {
   /** Each listener gets `(...args, next)`; one that does not call `next()` short-circuits `core`. */
   waterfall<R>(name: string, args: unknown[], core: () => R, local?: readonly Listener[]): R {
     this.observe('waterfall', name, args)
+    const only = this.only(name, local)
+    if (only) return fallOne(only, name, args, core)
     const listeners = this.listeners(name, local)
     if (!listeners) return core()
     return fall(listeners, 0, name, args, core)
@@ -205,6 +214,16 @@ function fall<R>(listeners: Listener[], index: number, name: string, args: unkno
     if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
     called = true
     return fall(listeners, index + 1, name, args, core)
+  })
+}
+
+/** `fall` over a single listener: its `next()` calls `core`, once. */
+function fallOne<R>(listener: Listener, name: string, args: unknown[], core: () => R): R {
+  let called = false
+  return (listener as (...a: unknown[]) => R)(...args, () => {
+    if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
+    called = true
+    return core()
   })
 }
 

@@ -136,3 +136,37 @@ describe('ListenerDispatch observer', () => {
     expect(reported).to.deep.equal([[failure, 'test/hook']])
   })
 })
+
+describe('ListenerDispatch with one listener of the agent’s own', () => {
+  const none = new ListenerDispatch({}, () => {})
+
+  it('answers bail with the listener’s answer, and undefined for a false one', () => {
+    const answers = [7, false, null].map((answer) => none.bail('test/hook', [], [(() => answer) as Listener]))
+    expect(answers).to.deep.equal([7, undefined, undefined])
+  })
+
+  it('hands waterfall’s core answer through the listener’s next()', () => {
+    const listener = ((value: number, next: () => number) => next() + value) as Listener
+    expect(none.waterfall('test/hook', [1], () => 10, [listener])).to.equal(11)
+  })
+
+  it('rejects a second next() call in waterfall', () => {
+    const twice = ((next: () => number) => {
+      next()
+      return next()
+    }) as Listener
+    expect(() => none.waterfall('test/hook', [], () => 1, [twice])).to.throw('next() called twice in a "test/hook" listener')
+  })
+
+  it('does not call a listener the only one added during its own dispatch', () => {
+    const heard: string[] = []
+    const local: Listener[] = []
+    const late = (() => void heard.push('late')) as Listener
+    local.push((() => {
+      heard.push('only')
+      local.push(late)
+    }) as Listener)
+    none.emit('test/hook', [], local)
+    expect(heard).to.deep.equal(['only'])
+  })
+})
