@@ -95,6 +95,29 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
   })
 
+  it('records a step’s text before its tool calls, in model order, in one assistant message', async () => {
+    const s = await scene()
+    s.root.tools.register(echo)
+    const { agent } = await s.create()
+    s.scripted.push(
+      {
+        text: 'calling',
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: '{"text":"a"}' },
+          { id: 'c2', name: 'echo', arguments: '{"text":"b"}' },
+        ],
+      },
+      { text: 'done' },
+    )
+    await runTurn(agent)
+    const first = agent.session.events.find((event) => event.type === 'assistant/message')?.data as { content: unknown[] }
+    expect(first.content).to.deep.equal([
+      { type: 'text', text: 'calling' },
+      { type: 'tool-call', id: 'c1', name: 'echo', arguments: '{"text":"a"}' },
+      { type: 'tool-call', id: 'c2', name: 'echo', arguments: '{"text":"b"}' },
+    ])
+  })
+
   it('feeds a failed tool call back as an error result and keeps going', async () => {
     const s = await scene()
     const { agent } = await s.create()

@@ -262,7 +262,10 @@ async function callModel(
         }
         session.appendDelta(turn, step, part.text)
       } else if (part.type === 'tool-call') {
-        ;(calls ??= []).push({ type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments })
+        const call: ToolCallBlock = { type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments }
+        // the first as a literal of one: an empty array's first push reserves room for 17
+        if (calls) calls.push(call)
+        else calls = [call]
       } else if (part.type === 'finish') {
         finish = part.reason
         usage = part.usage
@@ -282,9 +285,11 @@ async function callModel(
   }
   const truncated = finish === 'max-tokens'
   const streamed = pieces ? pieces.join('') : text
-  const content: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : []
-  // a truncated step's tool calls are incomplete: drop them
-  if (!truncated && calls) for (const call of calls) content.push(call)
+  // a truncated step's tool calls are incomplete: drop them. Exact-size arrays (the message is
+  // held as long as the session is): pushing calls onto `[]` would reserve room for 17
+  const kept = truncated ? undefined : calls
+  const textBlocks: ContentBlock[] | undefined = streamed ? [{ type: 'text', text: streamed }] : undefined
+  const content: ContentBlock[] = kept ? (textBlocks ? textBlocks.concat(kept) : kept.slice()) : (textBlocks ?? [])
   const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
   // counted before the append: an observer of the message's `session/event` sees it in the figures
   if (counted) for (const meter of services.meters) meter.usage(agent, counted)
