@@ -229,10 +229,15 @@ export class AgentSlot<T> {
       scope.slots = [this, value]
       return
     }
-    const at = slots.indexOf(this)
+    let at = -1
+    for (let i = 0; i < slots.length && at < 0; i += 2) if (slots[i] === this) at = i
+    if (at < 0) {
+      // exact size: a push would reserve room for more entries than a scope ever holds
+      scope.slots = slots.concat([this, value])
+      return
+    }
     const next = slots.slice()
-    if (at >= 0) next[at + 1] = value
-    else next.push(this, value)
+    next[at + 1] = value
     scope.slots = next
   }
 }
