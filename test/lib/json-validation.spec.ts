@@ -378,6 +378,47 @@ describe('toFrozenJson', () => {
     expect(() => toFrozenJson({ a: { b: inner } })).to.throw(TypeError, 'value.a.b.c[0] is not JSON data (circular reference)')
   })
 
+  it('copies a flat object with a __proto__ key into an own data key without touching the prototype', () => {
+    const copy = toFrozenJson(JSON.parse('{"__proto__": 1, "toString": 2}')) as Dict
+    expect(Object.keys(copy)).to.deep.equal(['__proto__', 'toString'])
+    expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(copy, '__proto__')).to.deep.equal({ value: 1, enumerable: true, writable: false, configurable: false })
+  })
+
+  it('turns negative zero into zero at every level', () => {
+    const copy = toFrozenJson([-0, { x: -0, y: [-0] }, -0]) as [number, { x: number; y: number[] }, number]
+    expect([copy[0], copy[1].x, copy[1].y[0], copy[2]].map((n) => Object.is(n, 0))).to.deep.equal([true, true, true, true])
+  })
+
+  it('names a non-JSON root value that follows a nested container by its own key', () => {
+    expect(() => toFrozenJson({ a: { b: 1 }, c: () => 1 })).to.throw(TypeError, 'value.c is not JSON data (function)')
+    expect(() => toFrozenJson([[1], Number.NaN])).to.throw(TypeError, 'value[1] is not JSON data (non-finite number)')
+  })
+
+  it('reads each property once, before and after the first nested container', () => {
+    const reads: string[] = []
+    const input = {
+      get a() {
+        reads.push('a')
+        return 1
+      },
+      get b() {
+        reads.push('b')
+        return { c: 2 }
+      },
+      get d() {
+        reads.push('d')
+        return 3
+      },
+    }
+    expect(toFrozenJson(input)).to.deep.equal({ a: 1, b: { c: 2 }, d: 3 })
+    expect(reads).to.deep.equal(['a', 'b', 'd'])
+  })
+
+  it('throws JsonDepthError for a container at a limit of 0', () => {
+    expect(() => toFrozenJson({}, 0)).to.throw(JsonDepthError, 'value is nested deeper than 0 levels')
+  })
+
   it('copies keys named like Object.prototype members as own data properties', () => {
     const copy = toFrozenJson(JSON.parse('{"toString":1,"hasOwnProperty":[2],"plain":3}')) as Dict
     expect(Object.keys(copy)).to.deep.equal(['toString', 'hasOwnProperty', 'plain'])
@@ -404,6 +445,20 @@ describe('frozenJsonWithin', () => {
   it('returns a deep-frozen JSON value itself, without copying it', () => {
     const value = toFrozenJson({ answer: 'ok', items: [{ n: 1 }] })
     expect(frozenJsonWithin(value, 64)).to.equal(value)
+  })
+
+  it('returns a flat deep-frozen object or array itself', () => {
+    const object = toFrozenJson({ answer: 'ok', n: 1 })
+    const array = toFrozenJson(['a', 1, null])
+    expect(frozenJsonWithin(object, 64)).to.equal(object)
+    expect(frozenJsonWithin(array, 64)).to.equal(array)
+  })
+
+  it('copies a flat object that is not frozen', () => {
+    const value = { answer: 'ok' }
+    const result = frozenJsonWithin(value, 64)
+    expect(result).to.not.equal(value)
+    expect(Object.isFrozen(result)).to.equal(true)
   })
 
   it('copies a value with an unfrozen container, as toFrozenJson does', () => {
