@@ -7,7 +7,7 @@ import { copyContent } from '../../../lib/content.ts'
 import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.ts'
 import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
 import { redactSecrets } from '../../../lib/redact.ts'
-import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
+import type { Agent, ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
 const neverAborted = new AbortController().signal
@@ -111,31 +111,51 @@ function guardDenial(exec: ToolExecution, guards: readonly ToolGuard[]): ToolRes
   return undefined
 }
 
+/**
+ * The execution of a call the agent loop made: `signal` is an own, enumerable accessor (so a spread
+ * still copies a signal) after the other keys, in `ToolExecution`'s order, reading the turn's
+ * signal source on demand. One accessor shared by every execution keeps these objects in V8's fast
+ * mode: a getter written in an object literal makes a dictionary-mode object with its own getter
+ * closure on every call.
+ */
+class TurnCallExecution implements ToolExecution {
+  static readonly #signal: PropertyDescriptor = {
+    get(this: TurnCallExecution): AbortSignal {
+      return this.#source.signal
+    },
+    enumerable: true,
+  }
+
+  declare readonly signal: AbortSignal
+  readonly #source: { readonly signal: AbortSignal }
+
+  constructor(
+    readonly token: symbol,
+    readonly callId: string,
+    readonly name: string,
+    readonly args: unknown,
+    readonly agent: Agent | undefined,
+    readonly parent: symbol | undefined,
+    source: { readonly signal: AbortSignal },
+  ) {
+    this.#source = source
+    Object.defineProperty(this, 'signal', TurnCallExecution.#signal)
+  }
+}
+
 /** The call's execution; its `signal` a getter on the source when the loop gave one. */
 function execution(request: TurnCallRequest, args: unknown): ToolExecution {
   const source = request[signalSource]
-  if (source === undefined) {
-    return {
-      token: Symbol(request.name),
-      callId: request.callId ?? newCallId(),
-      name: request.name,
-      args,
-      agent: request.agent,
-      parent: request.parent,
-      signal: request.signal ?? neverAborted,
-    }
-  }
-  // the same keys in the same order: an own, enumerable accessor (a spread still copies a signal)
+  const callId = request.callId ?? newCallId()
+  if (source !== undefined) return new TurnCallExecution(Symbol(request.name), callId, request.name, args, request.agent, request.parent, source)
   return {
     token: Symbol(request.name),
-    callId: request.callId ?? newCallId(),
+    callId,
     name: request.name,
     args,
     agent: request.agent,
     parent: request.parent,
-    get signal() {
-      return source.signal
-    },
+    signal: request.signal ?? neverAborted,
   }
 }
 
