@@ -14,7 +14,7 @@ import type { JsonValue } from './types.ts'
 // `addUsedSchema: false` plus `removeSchema` below: ajv keeps no schema alive and no `$id` clashes.
 const ajv = new Ajv({ allErrors: true, strict: false, ownProperties: true, addUsedSchema: false })
 
-/** Every violation of one compiled schema, in order, possibly with duplicates. */
+/** Every violation of one compiled schema, in order, possibly with duplicates, in a fresh array per call. */
 type Validator = (value: unknown) => string[]
 
 const compiled = new WeakMap<object, Validator>()
@@ -29,7 +29,9 @@ type Dict = Record<string, unknown>
  * Throws `TypeError` `invalid JSON schema: <ajv message>` when ajv cannot compile the schema.
  */
 export function jsonViolations(schema: object, value: unknown): string[] {
-  return [...new Set(compile(schema)(value))]
+  const violations = compile(schema)(value)
+  // a valid value (nearly every one) or a single violation has nothing to deduplicate
+  return violations.length < 2 ? violations : [...new Set(violations)]
 }
 
 /**
