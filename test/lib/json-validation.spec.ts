@@ -1,7 +1,9 @@
 import Ajv from 'ajv'
 import { expect } from 'chai'
 import sinon from 'sinon'
-import { formatInvalidArguments, frozenJsonWithin, JsonDepthError, jsonViolations, toFrozenJson } from '../../lib/json-validation.ts'
+import fc from 'fast-check'
+import { formatInvalidArguments, frozenJsonWithin, JsonDepthError, jsonViolations, parseFrozenJson, toFrozenJson } from '../../lib/json-validation.ts'
+import type { JsonValue } from '../../lib/types.ts'
 
 type Dict = Record<string, unknown>
 
@@ -424,6 +426,64 @@ describe('toFrozenJson', () => {
     expect(Object.keys(copy)).to.deep.equal(['toString', 'hasOwnProperty', 'plain'])
     expect(Object.getOwnPropertyDescriptor(copy, 'toString')).to.deep.equal({ value: 1, enumerable: true, writable: false, configurable: false })
     expect(copy.hasOwnProperty).to.deep.equal([2])
+  })
+})
+
+/** True when `value` and every object and array inside it is frozen. */
+function deepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true
+  return Object.isFrozen(value) && Object.values(value).every(deepFrozen)
+}
+
+describe('parseFrozenJson', () => {
+  it('gives what toFrozenJson gives for the parsed text, deep-frozen, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        const text = JSON.stringify(value)
+        const parsed = parseFrozenJson(text)
+        expect(parsed).to.deep.equal(toFrozenJson(JSON.parse(text)))
+        expect(deepFrozen(parsed)).to.equal(true)
+      }),
+    )
+  })
+
+  it('turns negative zero into zero at the root and at every level', () => {
+    expect(Object.is(parseFrozenJson('-0'), 0)).to.equal(true)
+    const parsed = parseFrozenJson('{"a":-0,"b":[-0,{"c":-0}],"__proto__":-0}') as { a: number; b: [number, { c: number }] }
+    const zeros = [parsed.a, parsed.b[0], parsed.b[1].c, Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value]
+    expect(zeros.map((n) => Object.is(n, 0))).to.deep.equal([true, true, true, true])
+  })
+
+  it('keeps __proto__ as an own data key with a plain prototype', () => {
+    const parsed = parseFrozenJson('{"__proto__": {"polluted": true}}') as Dict
+    expect(Object.keys(parsed)).to.deep.equal(['__proto__'])
+    expect(Object.getPrototypeOf(parsed)).to.equal(Object.prototype)
+    expect(Object.hasOwn(Object.prototype, 'polluted')).to.equal(false)
+  })
+
+  it('adds no own key for an enumerable key someone put on Object.prototype', () => {
+    Object.defineProperty(Object.prototype, 'inherited', { value: -0, enumerable: true, configurable: true, writable: true })
+    try {
+      const parsed = parseFrozenJson('{"a":{"b":1}}') as { a: object }
+      expect([Object.hasOwn(parsed, 'inherited'), Object.hasOwn(parsed.a, 'inherited')]).to.deep.equal([false, false])
+    } finally {
+      delete (Object.prototype as Dict).inherited
+    }
+  })
+
+  it('freezes 10,000 levels of nesting without overflowing the stack', () => {
+    let parsed = parseFrozenJson(`${'{"next":['.repeat(10_000)}"leaf"${']}'.repeat(10_000)}`)
+    let levels = 0
+    while (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      expect(Object.isFrozen(parsed)).to.equal(true)
+      parsed = (parsed.next as JsonValue[])[0]!
+      levels++
+    }
+    expect([levels, parsed]).to.deep.equal([10_000, 'leaf'])
+  })
+
+  it('throws JSON.parse’s SyntaxError for text that is not JSON', () => {
+    expect(() => parseFrozenJson('{"a":')).to.throw(SyntaxError)
   })
 })
 

@@ -5,7 +5,7 @@
 import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
 import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.ts'
-import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
+import { formatInvalidArguments, jsonViolations, parseFrozenJson, toFrozenJson } from '../../../lib/json-validation.ts'
 import { redactSecrets } from '../../../lib/redact.ts'
 import type { Agent, ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
@@ -82,18 +82,24 @@ function thrownResult(error: unknown): ToolResult {
   return result
 }
 
-function parseArguments(raw: unknown): { ok: true; args: unknown } | { ok: false; message: string } {
+/** Arguments that could not be read, with the `INVALID_ARGS` message saying why. */
+class UnreadableArguments {
+  constructor(readonly message: string) {}
+}
+
+/** The call's arguments as deep-frozen JSON (`{}` for none), or why they could not be read. */
+function parseArguments(raw: unknown): unknown {
   if (typeof raw !== 'string') {
     try {
-      return { ok: true, args: toFrozenJson(raw === undefined ? {} : raw) }
+      return toFrozenJson(raw === undefined ? {} : raw)
     } catch (error) {
-      return { ok: false, message: formatInvalidArguments([messageOf(error)]) }
+      return new UnreadableArguments(formatInvalidArguments([messageOf(error)]))
     }
   }
   try {
-    return { ok: true, args: toFrozenJson(raw.trim() === '' ? {} : JSON.parse(raw)) }
+    return raw.trim() === '' ? toFrozenJson({}) : parseFrozenJson(raw)
   } catch {
-    return { ok: false, message: formatInvalidArguments(['arguments are not valid JSON']) }
+    return new UnreadableArguments(formatInvalidArguments(['arguments are not valid JSON']))
   }
 }
 
@@ -162,14 +168,15 @@ function execution(request: TurnCallRequest, args: unknown): ToolExecution {
 export async function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
   const { tool, scope, dispatcher } = pipeline
   const parsed = parseArguments(request.arguments)
-  const exec: ToolExecution = Object.freeze(execution(request, parsed.ok ? parsed.args : request.arguments))
+  const unreadable = parsed instanceof UnreadableArguments ? parsed : undefined
+  const exec: ToolExecution = Object.freeze(execution(request, unreadable ? request.arguments : parsed))
   let result: ToolResult
   // a call that never reaches a body still meets the guards first: once a guard closes the agent
   // (e.g. after a structured-output commit) every later call gets its reason
   if (!tool) {
     result = guardDenial(exec, pipeline.guards) ?? errorResult(`unknown tool "${request.name}"`, 'UNKNOWN_TOOL')
-  } else if (!parsed.ok) {
-    result = guardDenial(exec, pipeline.guards) ?? errorResult(parsed.message, 'INVALID_ARGS')
+  } else if (unreadable) {
+    result = guardDenial(exec, pipeline.guards) ?? errorResult(unreadable.message, 'INVALID_ARGS')
   } else {
     result = await runTool(tool, exec, pipeline)
   }
