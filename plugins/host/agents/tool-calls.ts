@@ -49,13 +49,17 @@ function settle(call: ToolCallBlock, step: StepCalls): Promise<Outcome> {
  * up). Starts nothing once the signal has aborted. Rejects only when the pipeline itself rejects,
  * and then only after every sibling of that call has returned; no result after it is appended.
  */
-export async function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
+export function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
+  // one call (most steps) needs no classification, and its async frame no room for batches
+  return calls.length === 1 ? runCall(calls[0], step) : runBatches(calls, step)
+}
+
+async function runCall(call: ToolCallBlock, step: StepCalls): Promise<void> {
+  if (!step.cancellation.aborted) record(step, call, await start(call, step))
+}
+
+async function runBatches(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
   const { agent, tools, cancellation } = step
-  // one call (most steps) needs no classification
-  if (calls.length === 1) {
-    if (!cancellation.aborted) record(step, calls[0], await start(calls[0], step))
-    return
-  }
   for (const batch of toolCallBatches(calls, (call) => tools.isConcurrent(call.name, agent))) {
     if (cancellation.aborted) return
     if (batch.length === 1) {
