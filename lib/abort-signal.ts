@@ -24,7 +24,12 @@ class Fanout {
   #only?: Subscription
   #more?: Set<Subscription>
   /** What is added to the signal (Node calls a function as is; an `EventListener` object it wraps). */
-  readonly listener = (event: Event): void => this.fire(event.target as AbortSignal)
+  readonly listener: (event: Event) => void
+
+  constructor() {
+    // assigned here, not as a class field: tsx names a field's arrow with a defineProperty per fanout
+    this.listener = (event) => this.fire(event.target as AbortSignal)
+  }
 
   add(subscription: Subscription): void {
     if (!this.#only && !this.#more?.size) {

@@ -1,6 +1,6 @@
 /**
- * JSON-Schema validation of values, plus frozen JSON copies (SPEC §1.5, §3). Pure: no cordis, no
- * I/O. A schema inside the SPEC §3 subset is validated by `lib/subset-validation.ts` (linear to
+ * JSON-Schema validation of values (SPEC §1.5, §3); frozen JSON copies are `lib/frozen-json.ts`.
+ * Pure: no cordis, no I/O. A schema inside the SPEC §3 subset is validated by `lib/subset-validation.ts` (linear to
  * compile); any other one by one shared ajv instance. Each schema object is compiled once and its
  * validator cached for the schema's lifetime, so schemas must not be mutated after their first use.
  */
@@ -8,13 +8,12 @@ import Ajv, { type ErrorObject } from 'ajv'
 import { thrownMessage } from './errors.ts'
 import { schemaViolations } from './schema-subset.ts'
 import { appendSegment, compileSubset } from './subset-validation.ts'
-import type { JsonValue } from './types.ts'
 
 // `ownProperties`: inherited members such as `constructor` never count as present properties.
 // `addUsedSchema: false` plus `removeSchema` below: ajv keeps no schema alive and no `$id` clashes.
 const ajv = new Ajv({ allErrors: true, strict: false, ownProperties: true, addUsedSchema: false })
 
-/** Every violation of one compiled schema, in order, possibly with duplicates. */
+/** Every violation of one compiled schema, in order, possibly with duplicates, in a fresh array per call. */
 type Validator = (value: unknown) => string[]
 
 const compiled = new WeakMap<object, Validator>()
@@ -29,7 +28,9 @@ type Dict = Record<string, unknown>
  * Throws `TypeError` `invalid JSON schema: <ajv message>` when ajv cannot compile the schema.
  */
 export function jsonViolations(schema: object, value: unknown): string[] {
-  return [...new Set(compile(schema)(value))]
+  const violations = compile(schema)(value)
+  // a valid value (nearly every one) or a single violation has nothing to deduplicate
+  return violations.length < 2 ? violations : [...new Set(violations)]
 }
 
 /**
@@ -52,170 +53,6 @@ export function ajvViolations(schema: object, value: unknown): string[] {
 /** `invalid arguments: <v1>; <v2>` (SPEC §3), for a non-empty list of violations. */
 export function formatInvalidArguments(violations: readonly string[]): string {
   return `invalid arguments: ${violations.join('; ')}`
-}
-
-/** Thrown by `toFrozenJson` for a value nested deeper than its `maxDepth`. */
-export class JsonDepthError extends TypeError {
-  override readonly name = 'JsonDepthError'
-  constructor(readonly maxDepth: number) {
-    super(`value is nested deeper than ${maxDepth} levels`)
-  }
-}
-
-/**
- * A deep, frozen copy of `value` with JSON semantics: plain objects (own enumerable string keys,
- * `__proto__` and `constructor` included as ordinary own data properties), arrays, strings, finite
- * numbers (`-0` becomes `0`), booleans and null; shared subtrees stay shared. Throws `TypeError`
- * `<path> is not JSON data (<reason>)`, e.g. `value.a[1] is not JSON data (function)`; with
- * `maxDepth`, throws `JsonDepthError` `value is nested deeper than <maxDepth> levels` for an object
- * or array more than `maxDepth` containers deep (the root container is level 1).
- */
-export function toFrozenJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY): JsonValue {
-  if (typeof value !== 'object' || value === null) return jsonScalar(value, () => 'value')
-  // made on the first nested container: a flat value (most tool arguments) needs neither
-  let done: Map<object, JsonValue> | undefined
-  // with a depth limit, the height of each copied container, so a shared one reused deeper down
-  // still counts from there
-  let heights: Map<object, number> | undefined
-  const bounded = maxDepth !== Number.POSITIVE_INFINITY
-  let onPath: Set<object> | undefined
-  const stack: CopyFrame[] = []
-  const pathOf = (key: string | number): string => {
-    let path = 'value'
-    for (let i = 1; i < stack.length; i++) path = appendSegment(path, stack[i]!.key)
-    return appendSegment(path, key)
-  }
-  const open = (source: object, key: string | number): void => {
-    if (stack.length >= maxDepth) throw new JsonDepthError(maxDepth)
-    if (Array.isArray(source)) {
-      stack.push({ source, key, keys: undefined, length: source.length, index: 0, copy: [], height: 1 })
-    } else if (isPlainObject(source)) {
-      const keys = Object.keys(source)
-      stack.push({ source, key, keys, length: keys.length, index: 0, copy: {}, height: 1 })
-    } else {
-      throw new TypeError(`${stack.length === 0 ? 'value' : pathOf(key)} is not JSON data (non-plain object)`)
-    }
-    // the root is on the path too, so a child that refers back to it is caught
-    if (stack.length > 1) (onPath ??= new Set([stack[0]!.source])).add(source)
-  }
-  open(value, '')
-  let result: JsonValue = null
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!
-    if (top.index === top.length) {
-      stack.pop()
-      onPath?.delete(top.source)
-      Object.freeze(top.copy)
-      const copy = top.copy
-      if (stack.length > 0) (done ??= new Map()).set(top.source, copy)
-      const parent = stack[stack.length - 1]
-      if (bounded && parent !== undefined) {
-        ;(heights ??= new Map()).set(top.source, top.height)
-        if (top.height + 1 > parent.height) parent.height = top.height + 1
-      }
-      if (parent === undefined) result = copy
-      else store(parent, top.key, copy)
-      continue
-    }
-    const index = top.index++
-    const key = top.keys === undefined ? index : top.keys[index]!
-    const child: unknown = top.keys === undefined ? (top.source as unknown[])[index] : (top.source as Dict)[key]
-    if (typeof child !== 'object' || child === null) {
-      store(top, key, jsonScalar(child, () => pathOf(key)))
-      continue
-    }
-    const copied = done?.get(child)
-    if (copied !== undefined) {
-      if (bounded) {
-        const height = heights!.get(child)!
-        if (stack.length + height > maxDepth) throw new JsonDepthError(maxDepth)
-        if (height + 1 > top.height) top.height = height + 1
-      }
-      store(top, key, copied)
-    }
-    else if (child === stack[0]!.source || onPath?.has(child)) throw new TypeError(`${pathOf(key)} is not JSON data (circular reference)`)
-    else open(child, key)
-  }
-  return result
-}
-
-/**
- * `value` itself when it is deep-frozen JSON data (what `toFrozenJson` returns) whose deepest path
- * holds at most `maxDepth` containers, else `toFrozenJson(value, maxDepth)`: a value the host has
- * already copied is measured, not copied again. Throws `JsonDepthError` for a deeper value. Linear
- * in containers, not paths: a shared container is measured once, and its height counts at every
- * place it appears (`[x, x]` nested k levels is k levels, not 2^k walks, and a shared subtree
- * reached deep down counts from there).
- */
-export function frozenJsonWithin(value: unknown, maxDepth: number): JsonValue {
-  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return toFrozenJson(value, maxDepth)
-  // heights (containers on the deepest path down from it, itself included) of finished containers
-  // with a parent: made on the first nested container, so a flat value needs no map
-  let heights: Map<object, number> | undefined
-  const stack: HeightFrame[] = [{ node: value, children: Object.values(value), index: 0, height: 1 }]
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!
-    if (top.index === top.children.length) {
-      stack.pop()
-      const parent = stack[stack.length - 1]
-      if (parent !== undefined) {
-        ;(heights ??= new Map()).set(top.node, top.height)
-        if (top.height + 1 > parent.height) parent.height = top.height + 1
-      }
-      continue
-    }
-    const child = top.children[top.index++]
-    if (typeof child !== 'object' || child === null) continue
-    if (!Object.isFrozen(child)) return toFrozenJson(value, maxDepth)
-    const known = heights?.get(child)
-    if (known !== undefined) {
-      if (stack.length + known > maxDepth) throw new JsonDepthError(maxDepth)
-      if (known + 1 > top.height) top.height = known + 1
-    } else {
-      // a frozen cycle (never from `toFrozenJson`) ends here too, as too deep
-      if (stack.length >= maxDepth) throw new JsonDepthError(maxDepth)
-      stack.push({ node: child, children: Object.values(child), index: 0, height: 1 })
-    }
-  }
-  return value as JsonValue
-}
-
-interface HeightFrame {
-  node: object
-  children: unknown[]
-  index: number
-  height: number
-}
-
-interface CopyFrame {
-  source: object
-  /** The key under which the parent stores this copy. */
-  key: string | number
-  /** Own enumerable keys of an object; `undefined` for an array. */
-  keys: string[] | undefined
-  length: number
-  index: number
-  copy: JsonValue[] | { [key: string]: JsonValue }
-  /** Containers on the deepest path down from this one, itself included (kept with a depth limit). */
-  height: number
-}
-
-function store(frame: CopyFrame, key: string | number, value: JsonValue): void {
-  if (Array.isArray(frame.copy)) frame.copy.push(value)
-  // a data property, so `__proto__` becomes an own key instead of setting the prototype, and a name
-  // Object.prototype has cannot meet a frozen prototype's read-only member; any other key of a
-  // fresh plain object is created as one by a plain assignment, which is faster
-  else if (key in Object.prototype) Object.defineProperty(frame.copy, key, { value, enumerable: true, writable: true, configurable: true })
-  else frame.copy[key] = value
-}
-
-function jsonScalar(value: unknown, pathOf: () => string): JsonValue {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
-  if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value === 0 ? 0 : value
-    throw new TypeError(`${pathOf()} is not JSON data (non-finite number)`)
-  }
-  throw new TypeError(`${pathOf()} is not JSON data (${typeof value})`)
 }
 
 function compile(schema: object): Validator {
@@ -292,13 +129,6 @@ function renderInstancePath(pointer: string, data: unknown): string {
 
 function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null
-}
-
-/** An object whose prototype is null or a realm's `Object.prototype` (no class instances, no arrays). */
-function isPlainObject(value: unknown): value is Dict {
-  if (!isObject(value) || Array.isArray(value)) return false
-  const proto: unknown = Object.getPrototypeOf(value)
-  return proto === null || Object.getPrototypeOf(proto) === null
 }
 
 function renderJson(value: unknown): string {

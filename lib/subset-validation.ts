@@ -20,6 +20,8 @@ type Node =
   | {
       readonly kind: 'object'
       readonly properties: ReadonlyMap<string, Node>
+      /** The declared properties whose schema constrains something, in schema order. */
+      readonly checked: readonly Property[]
       readonly required: readonly string[]
       readonly isClosed: boolean
     }
@@ -30,6 +32,15 @@ type Node =
       readonly constant: { readonly value: JsonValue } | undefined
       readonly allowed: readonly JsonValue[] | undefined
     }
+
+type ScalarNode = Extract<Node, { kind: 'scalar' }>
+
+/** A declared property: its node and its path segment (`.a`, `["a b"]`), made once at compile time. */
+interface Property {
+  readonly name: string
+  readonly node: Node
+  readonly segment: string
+}
 
 /** A raw violation: where (`value.a[1]`) and what (`must be string`). */
 export type SubsetValidator = (value: unknown) => string[]
@@ -66,13 +77,19 @@ function buildNode(source: Dict, compileNode: (source: Dict) => Node): Node {
   const type = source.type as TypeName
   if (type === 'object') {
     const properties = new Map<string, Node>()
+    const checked: Property[] = []
     if (Object.hasOwn(source, 'properties')) {
       const declared = source.properties as Dict
-      for (const name of Object.keys(declared)) properties.set(name, compileNode(declared[name] as Dict))
+      for (const name of Object.keys(declared)) {
+        const node = compileNode(declared[name] as Dict)
+        properties.set(name, node)
+        if (node.kind !== 'any') checked.push({ name, node, segment: appendSegment('', name) })
+      }
     }
     return {
       kind: 'object',
       properties,
+      checked,
       required: Object.hasOwn(source, 'required') ? (source.required as string[]) : [],
       isClosed: source.additionalProperties === false,
     }
@@ -114,13 +131,17 @@ function validate(node: Node, value: unknown, path: string, out: string[]): void
         if (!Object.hasOwn(value, name)) out.push(`${path} must have required property ${JSON.stringify(name)}`)
       }
       if (node.isClosed) {
-        for (const key of Object.keys(value)) {
-          if (!node.properties.has(key)) out.push(`${path} must NOT have additional property ${JSON.stringify(key)}`)
+        // `for…in` walks the keys without the array `Object.keys` makes; an inherited key is skipped
+        for (const key in value) {
+          if (Object.hasOwn(value, key) && !node.properties.has(key)) out.push(`${path} must NOT have additional property ${JSON.stringify(key)}`)
         }
       }
-      for (const [name, child] of node.properties) {
-        if (child.kind === 'any' || !Object.hasOwn(value, name)) continue
-        validate(child, (value as Dict)[name], appendSegment(path, name), out)
+      const checked = node.checked
+      for (let i = 0; i < checked.length; i++) {
+        const { name, node: child, segment } = checked[i]!
+        if (!Object.hasOwn(value, name)) continue
+        if (child.kind === 'scalar') validateScalar(child, value[name], path, segment, out)
+        else validate(child, value[name], path + segment, out)
       }
       return
     }
@@ -131,20 +152,31 @@ function validate(node: Node, value: unknown, path: string, out: string[]): void
       }
       const items = node.items
       if (items === undefined || items.kind === 'any') return
-      for (let i = 0; i < value.length; i++) validate(items, value[i], `${path}[${i}]`, out)
-      return
-    }
-    case 'scalar': {
-      if (!matchesScalar(value, node.type)) out.push(`${path} must be ${node.type}`)
-      if (node.constant !== undefined && value !== node.constant.value) {
-        out.push(`${path} must be equal to constant ${JSON.stringify(node.constant.value)}`)
-      }
-      if (node.allowed !== undefined && !node.allowed.includes(value as JsonValue)) {
-        out.push(`${path} must be equal to one of: ${node.allowed.map((item) => JSON.stringify(item)).join(', ')}`)
+      for (let i = 0; i < value.length; i++) {
+        if (items.kind === 'scalar') validateScalar(items, value[i], path, i, out)
+        else validate(items, value[i], `${path}[${i}]`, out)
       }
       return
     }
+    case 'scalar':
+      validateScalar(node, value, path, '', out)
+      return
   }
+}
+
+/**
+ * `validate` for a scalar node at `path` + `segment` (an index stands for `[i]`): the path of a
+ * value that passes (nearly every one) is never built.
+ */
+function validateScalar(node: ScalarNode, value: unknown, path: string, segment: string | number, out: string[]): void {
+  const typeFails = !matchesScalar(value, node.type)
+  const constantFails = node.constant !== undefined && value !== node.constant.value
+  const enumFails = node.allowed !== undefined && !node.allowed.includes(value as JsonValue)
+  if (!typeFails && !constantFails && !enumFails) return
+  const at = typeof segment === 'number' ? `${path}[${segment}]` : path + segment
+  if (typeFails) out.push(`${at} must be ${node.type}`)
+  if (constantFails) out.push(`${at} must be equal to constant ${JSON.stringify(node.constant!.value)}`)
+  if (enumFails) out.push(`${at} must be equal to one of: ${node.allowed!.map((item) => JSON.stringify(item)).join(', ')}`)
 }
 
 function isObject(value: unknown): value is Dict {

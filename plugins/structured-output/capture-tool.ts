@@ -4,8 +4,9 @@
  * code `INVALID_ARGS`), so the body only stages an already-valid value.
  */
 import { type ErrorCode, SubagentError } from '../../lib/errors.ts'
-import { formatInvalidArguments, frozenJsonWithin, JsonDepthError } from '../../lib/json-validation.ts'
-import type { Agent, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
+import { frozenJsonWithin, JsonDepthError } from '../../lib/frozen-json.ts'
+import { formatInvalidArguments } from '../../lib/json-validation.ts'
+import type { Agent, ContentBlock, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'
 
@@ -88,6 +89,12 @@ export type StateOf = (agent: Agent | undefined) => CaptureState | undefined
  * for an agent that has no capture, which a tool scoped to a structured child never sees.
  */
 export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never, exec: ToolExecution) => ToolResult {
+  // the host copies what a body returns into the result it reports, so one frozen success serves
+  // every capture of this plugin instance
+  const content: ContentBlock[] = [Object.freeze({ type: 'text', text: texts.recorded })]
+  Object.freeze(content)
+  const recorded: ToolResult = { isError: false, value: RECORDED_VALUE, content }
+  Object.freeze(recorded)
   return (args, exec) => {
     const state = stateOf(exec.agent)
     if (state === undefined) throw new SubagentError('TOOL_FAILED', `${STRUCTURED_OUTPUT_TOOL} was called for an agent started without an output schema`)
@@ -106,11 +113,11 @@ export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never
     if (decision === 'busy') return notRecorded(texts.notRecordedConcurrently)
     if (decision === 'failed') return notRecorded(texts.notRecordedAfterFailure)
     state.stage(exec, value)
-    return { isError: false, value: RECORDED_VALUE, content: [{ type: 'text', text: texts.recorded }] }
+    return recorded
   }
 }
 
-// the host copies a result's value anyway; one frozen object serves every capture
+// the value of every successful capture's result
 const RECORDED_VALUE: JsonValue = Object.freeze({ recorded: true })
 
 /**

@@ -46,6 +46,20 @@ describe('agent loop: the signal a tool call gets (SPEC §1.5, §8.1)', () => {
     expect(Object.isFrozen(kept[0])).to.equal(true)
   })
 
+  it('copies the turn’s signal into a spread of the execution, as the data property it reads as', async () => {
+    const s = await scene()
+    const kept: ToolExecution[] = []
+    s.root.tools.register(keepingTool(kept))
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'keep', arguments: '{}' }] }, { text: 'ok' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const copy = { ...kept[0] }
+    expect(copy.signal).to.be.instanceOf(AbortSignal)
+    expect(copy.signal).to.equal(kept[0].signal)
+    expect(Object.getOwnPropertyDescriptor(copy, 'signal')?.value).to.equal(kept[0].signal)
+  })
+
   it('hands a call that reads its signal only after the cancel an aborted signal with the turn’s reason', async () => {
     const s = await scene()
     const kept: ToolExecution[] = []

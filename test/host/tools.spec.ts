@@ -425,6 +425,31 @@ describe('tool hooks (SPEC §1.5)', () => {
         return s.root.tools.execute({ name: 'ok', arguments: {} })
       },
     ],
+    [
+      'a throwing pre-execute listener',
+      async (s) => {
+        s.on('tools/pre-execute', () => {
+          throw new Error('pre crashed')
+        })
+        return s.root.tools.execute({ name: 'ok', arguments: {} })
+      },
+    ],
+    [
+      'a post-execute replacement',
+      async (s) => {
+        s.on('tools/post-execute', () => ({ isError: true, content: [{ type: 'text', text: 'Error: replaced' }] }))
+        return s.root.tools.execute({ name: 'ok', arguments: {} })
+      },
+    ],
+    [
+      'a throwing post-execute listener',
+      async (s) => {
+        s.on('tools/post-execute', () => {
+          throw new Error('post crashed')
+        })
+        return s.root.tools.execute({ name: 'ok', arguments: {} })
+      },
+    ],
   ]
   for (const [label, run] of paths) {
     it(`emits tools/result exactly once for ${label}, with the returned result`, async () => {

@@ -57,6 +57,33 @@ describe('subset validation (issue 9: large schemas)', () => {
     expect(validate(JSON.parse('{"__proto__": "x"}'))).to.deep.equal([])
   })
 
+  it('does not report an inherited enumerable key as an additional property', () => {
+    const validate = compileSubset({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false })
+    const value = Object.assign(Object.create({ inherited: 1 }), { a: 'x' })
+    expect(validate(value)).to.deep.equal([])
+  })
+
+  it('names a failing scalar at every level by its full path', () => {
+    const validate = compileSubset({
+      type: 'object',
+      properties: { 'a b': { type: 'object', properties: { list: { type: 'array', items: { type: 'integer', enum: [1, 2] } } } } },
+    })
+    expect(validate({ 'a b': { list: [1, 'x'] } })).to.deep.equal([
+      'value["a b"].list[1] must be integer',
+      'value["a b"].list[1] must be equal to one of: 1, 2',
+    ])
+  })
+
+  it('reports a violation two oneOf branches share once', () => {
+    const schema = { type: 'object', properties: { v: { oneOf: [{ type: 'string', const: 'a' }, { type: 'string', enum: ['b'] }] } } }
+    expect(jsonViolations(schema, { v: 1 })).to.deep.equal([
+      'value.v must be string',
+      'value.v must be equal to constant "a"',
+      'value.v must be equal to one of: "b"',
+      'value.v must match exactly one schema in oneOf',
+    ])
+  })
+
   it('compiles a shared subtree once and validates it at every place it is used', () => {
     const shared = { type: 'integer' }
     const validate = compileSubset({ type: 'object', properties: { a: shared, b: { type: 'array', items: shared } } })

@@ -47,6 +47,27 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     await run.dispose()
   })
 
+  it('reports each capture’s success as a result of its own that a tools/result listener may still change', async () => {
+    const fixture = await createFixture()
+    const seen: { result: ToolResult; frozen: boolean[] }[] = []
+    const off = fixture.host.root.on('tools/result', (exec: ToolExecution, result: ToolResult) => {
+      if (exec.name === 'structured_output') seen.push({ result, frozen: [Object.isFrozen(result), Object.isFrozen(result.content)] })
+    })
+    for (const answer of [1, 2]) {
+      fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer })] })
+      const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+      await run.result
+      await run.dispose()
+    }
+    off()
+    expect(seen.map((entry) => entry.frozen)).to.deep.equal([
+      [false, false],
+      [false, false],
+    ])
+    expect(seen[0]!.result).to.not.equal(seen[1]!.result)
+    expect(seen[0]!.result.content).to.not.equal(seen[1]!.result.content)
+  })
+
   it('reports invalid arguments with paths and code INVALID_ARGS', async () => {
     const fixture = await createFixture()
     const seen: ToolResult[] = []

@@ -25,10 +25,16 @@ export interface StepCalls {
 
 type Outcome = { result: ToolResult } | { fault: unknown }
 
+/** Starts one call through the pipeline, with the turn's cancellation as its signal source. */
+function start(call: ToolCallBlock, step: StepCalls): Promise<ToolResult> {
+  const request: TurnCallRequest = { name: call.name, arguments: call.arguments, callId: call.id, agent: step.agent, [signalSource]: step.cancellation }
+  return step.tools.execute(request)
+}
+
 /** The call's outcome; never rejects, even for a pipeline that throws synchronously. */
-function settle(start: (call: ToolCallBlock) => Promise<ToolResult>, call: ToolCallBlock): Promise<Outcome> {
+function settle(call: ToolCallBlock, step: StepCalls): Promise<Outcome> {
   try {
-    return start(call).then(
+    return start(call, step).then(
       (result) => ({ result }),
       (fault: unknown) => ({ fault }),
     )
@@ -43,26 +49,26 @@ function settle(start: (call: ToolCallBlock) => Promise<ToolResult>, call: ToolC
  * up). Starts nothing once the signal has aborted. Rejects only when the pipeline itself rejects,
  * and then only after every sibling of that call has returned; no result after it is appended.
  */
-export async function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
+export function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
+  // one call (most steps) needs no classification, and its async frame no room for batches
+  return calls.length === 1 ? runCall(calls[0], step) : runBatches(calls, step)
+}
+
+async function runCall(call: ToolCallBlock, step: StepCalls): Promise<void> {
+  if (!step.cancellation.aborted) record(step, call, await start(call, step))
+}
+
+async function runBatches(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
   const { agent, tools, cancellation } = step
-  const start = (call: ToolCallBlock): Promise<ToolResult> => {
-    const request: TurnCallRequest = { name: call.name, arguments: call.arguments, callId: call.id, agent, [signalSource]: cancellation }
-    return tools.execute(request)
-  }
-  // one call (most steps) needs no classification
-  if (calls.length === 1) {
-    if (!cancellation.aborted) record(step, calls[0], await start(calls[0]))
-    return
-  }
   for (const batch of toolCallBatches(calls, (call) => tools.isConcurrent(call.name, agent))) {
     if (cancellation.aborted) return
     if (batch.length === 1) {
-      record(step, batch[0], await start(batch[0]))
+      record(step, batch[0], await start(batch[0], step))
       continue
     }
     // every call enters its pipeline before any is awaited; each outcome is caught at once, so a
     // late sibling's rejection is never unhandled while an earlier one is still running
-    const running = batch.map((call) => settle(start, call))
+    const running = batch.map((call) => settle(call, step))
     let fault: { error: unknown } | undefined
     for (let index = 0; index < batch.length; index++) {
       const outcome = await running[index]

@@ -5,9 +5,10 @@
 import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
 import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.ts'
-import { formatInvalidArguments, jsonViolations, toFrozenJson } from '../../../lib/json-validation.ts'
+import { parseFrozenJson, toFrozenJson } from '../../../lib/frozen-json.ts'
+import { formatInvalidArguments, jsonViolations } from '../../../lib/json-validation.ts'
 import { redactSecrets } from '../../../lib/redact.ts'
-import type { ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
+import type { Agent, ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
 const neverAborted = new AbortController().signal
@@ -82,18 +83,24 @@ function thrownResult(error: unknown): ToolResult {
   return result
 }
 
-function parseArguments(raw: unknown): { ok: true; args: unknown } | { ok: false; message: string } {
+/** Arguments that could not be read, with the `INVALID_ARGS` message saying why. */
+class UnreadableArguments {
+  constructor(readonly message: string) {}
+}
+
+/** The call's arguments as deep-frozen JSON (`{}` for none), or why they could not be read. */
+function parseArguments(raw: unknown): unknown {
   if (typeof raw !== 'string') {
     try {
-      return { ok: true, args: toFrozenJson(raw === undefined ? {} : raw) }
+      return toFrozenJson(raw === undefined ? {} : raw)
     } catch (error) {
-      return { ok: false, message: formatInvalidArguments([messageOf(error)]) }
+      return new UnreadableArguments(formatInvalidArguments([messageOf(error)]))
     }
   }
   try {
-    return { ok: true, args: toFrozenJson(raw.trim() === '' ? {} : JSON.parse(raw)) }
+    return raw.trim() === '' ? toFrozenJson({}) : parseFrozenJson(raw)
   } catch {
-    return { ok: false, message: formatInvalidArguments(['arguments are not valid JSON']) }
+    return new UnreadableArguments(formatInvalidArguments(['arguments are not valid JSON']))
   }
 }
 
@@ -111,86 +118,125 @@ function guardDenial(exec: ToolExecution, guards: readonly ToolGuard[]): ToolRes
   return undefined
 }
 
+/**
+ * The execution of a call the agent loop made: `signal` is an own, enumerable accessor (so a spread
+ * still copies a signal) after the other keys, in `ToolExecution`'s order, reading the turn's
+ * signal source on demand. One accessor shared by every execution keeps these objects in V8's fast
+ * mode: a getter written in an object literal makes a dictionary-mode object with its own getter
+ * closure on every call.
+ */
+class TurnCallExecution implements ToolExecution {
+  static readonly #signal: PropertyDescriptor = {
+    get(this: TurnCallExecution): AbortSignal {
+      return this.#source.signal
+    },
+    enumerable: true,
+  }
+
+  declare readonly signal: AbortSignal
+  readonly #source: { readonly signal: AbortSignal }
+
+  constructor(
+    readonly token: symbol,
+    readonly callId: string,
+    readonly name: string,
+    readonly args: unknown,
+    readonly agent: Agent | undefined,
+    readonly parent: symbol | undefined,
+    source: { readonly signal: AbortSignal },
+  ) {
+    this.#source = source
+    Object.defineProperty(this, 'signal', TurnCallExecution.#signal)
+  }
+}
+
 /** The call's execution; its `signal` a getter on the source when the loop gave one. */
 function execution(request: TurnCallRequest, args: unknown): ToolExecution {
   const source = request[signalSource]
-  if (source === undefined) {
-    return {
-      token: Symbol(request.name),
-      callId: request.callId ?? newCallId(),
-      name: request.name,
-      args,
-      agent: request.agent,
-      parent: request.parent,
-      signal: request.signal ?? neverAborted,
-    }
-  }
-  // the same keys in the same order: an own, enumerable accessor (a spread still copies a signal)
+  const callId = request.callId ?? newCallId()
+  if (source !== undefined) return new TurnCallExecution(Symbol(request.name), callId, request.name, args, request.agent, request.parent, source)
   return {
     token: Symbol(request.name),
-    callId: request.callId ?? newCallId(),
+    callId,
     name: request.name,
     args,
     agent: request.agent,
     parent: request.parent,
-    get signal() {
-      return source.signal
-    },
+    signal: request.signal ?? neverAborted,
   }
 }
 
-export async function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
-  const { tool, scope, dispatcher } = pipeline
-  const parsed = parseArguments(request.arguments)
-  const exec: ToolExecution = Object.freeze(execution(request, parsed.ok ? parsed.args : request.arguments))
-  let result: ToolResult
-  // a call that never reaches a body still meets the guards first: once a guard closes the agent
-  // (e.g. after a structured-output commit) every later call gets its reason
-  if (!tool) {
-    result = guardDenial(exec, pipeline.guards) ?? errorResult(`unknown tool "${request.name}"`, 'UNKNOWN_TOOL')
-  } else if (!parsed.ok) {
-    result = guardDenial(exec, pipeline.guards) ?? errorResult(parsed.message, 'INVALID_ARGS')
-  } else {
-    result = await runTool(tool, exec, pipeline)
+/**
+ * Runs one call through the pipeline and reports its final outcome (`tools/result`) once. Resolves
+ * with that result; rejects only for a fault of the pipeline itself, never for a tool's or a
+ * listener's (those are error results).
+ */
+export function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
+  try {
+    const { tool } = pipeline
+    const parsed = parseArguments(request.arguments)
+    const unreadable = parsed instanceof UnreadableArguments ? parsed : undefined
+    const exec: ToolExecution = Object.freeze(execution(request, unreadable ? request.arguments : parsed))
+    // a call with a body to run reports its own outcome, in the same step as the body's result
+    if (tool && !unreadable) return runTool(tool, exec, pipeline)
+    // a call that never reaches a body still meets the guards first: once a guard closes the agent
+    // (e.g. after a structured-output commit) every later call gets its reason
+    const result =
+      guardDenial(exec, pipeline.guards) ??
+      (tool && unreadable ? errorResult(unreadable.message, 'INVALID_ARGS') : errorResult(`unknown tool "${request.name}"`, 'UNKNOWN_TOOL'))
+    pipeline.dispatcher.emit(pipeline.scope, 'tools/result', exec, result)
+    return Promise.resolve(result)
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+/**
+ * `tools/pre-execute`, guards, argument validation, the body, `tools/post-execute`, then
+ * `tools/result`: one async step per call, and no promise hop for a hook nobody listens to.
+ */
+async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult> {
+  const { scope, dispatcher } = pipeline
+  let result: ToolResult | undefined
+  if (dispatcher.has('tools/pre-execute', scope)) {
+    try {
+      const decision = await dispatcher.waterfallAsync<PreExecuteDecision>(scope, 'tools/pre-execute', [exec], () => ({ kind: 'allow' }))
+      if (decision?.kind === 'deny') result = errorResult(String(decision.reason), 'TOOL_DENIED')
+    } catch (error) {
+      result = errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+    }
+  }
+  // guards run after the whole waterfall, so no listener can override them
+  result ??= guardDenial(exec, pipeline.guards) ?? argumentsDenial(tool, exec.args)
+  if (result === undefined) {
+    try {
+      result = toResult(await (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec))
+    } catch (error) {
+      result = thrownResult(error)
+    }
+    if (dispatcher.has('tools/post-execute', scope)) {
+      const body = result
+      try {
+        const final = await dispatcher.waterfallAsync<ToolResult>(scope, 'tools/post-execute', [exec, body], () => body)
+        // the body's result was checked already; a listener may hand back that very object
+        if (!isToolResult(final)) result = errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
+        else result = final === body ? final : checkedResult(final)
+      } catch (error) {
+        result = errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+      }
+    }
   }
   dispatcher.emit(scope, 'tools/result', exec, result)
   return result
 }
 
-async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult> {
-  const { scope, dispatcher } = pipeline
-  // nobody to ask (most calls): no waterfall, no promise hop before the body
-  if (dispatcher.has('tools/pre-execute', scope)) {
-    try {
-      const decision = await dispatcher.waterfallAsync<PreExecuteDecision>(scope, 'tools/pre-execute', [exec], () => ({ kind: 'allow' }))
-      if (decision?.kind === 'deny') return errorResult(String(decision.reason), 'TOOL_DENIED')
-    } catch (error) {
-      return errorResult(`tools/pre-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
-    }
-  }
-  // guards run after the whole waterfall, so no listener can override them
-  const denial = guardDenial(exec, pipeline.guards)
-  if (denial) return denial
+/** The error result for arguments that break the tool's parameter schema, or `undefined`. */
+function argumentsDenial(tool: ScopedTool, args: unknown): ToolResult | undefined {
   let violations: string[]
   try {
-    violations = jsonViolations(tool.parameters, exec.args)
+    violations = jsonViolations(tool.parameters, args)
   } catch (error) {
     return errorResult(`tool "${tool.name}" has unusable parameters: ${messageOf(error)}`, 'TOOL_FAILED')
   }
-  if (violations.length) return errorResult(formatInvalidArguments(violations), 'INVALID_ARGS')
-  let result: ToolResult
-  try {
-    result = toResult(await (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec))
-  } catch (error) {
-    result = thrownResult(error)
-  }
-  if (!dispatcher.has('tools/post-execute', scope)) return result
-  try {
-    const final = await dispatcher.waterfallAsync<ToolResult>(scope, 'tools/post-execute', [exec, result], () => result)
-    if (!isToolResult(final)) return errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
-    // the body's result was checked already; a listener may hand back that very object
-    return final === result ? final : checkedResult(final)
-  } catch (error) {
-    return errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
-  }
+  return violations.length ? errorResult(formatInvalidArguments(violations), 'INVALID_ARGS') : undefined
 }
