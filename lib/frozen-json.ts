@@ -3,6 +3,7 @@
  * copies with JSON semantics, JSON text frozen where it was parsed, and a depth check of a value
  * that is frozen already. Pure: no cordis, no I/O.
  */
+import { isJsonScalar } from './json-data.ts'
 import { appendSegment } from './subset-validation.ts'
 import type { JsonValue } from './types.ts'
 
@@ -291,19 +292,6 @@ function storeKey(copy: { [key: string]: JsonValue }, key: string, value: JsonVa
   // fresh plain object is created as one by a plain assignment, which is faster
   if (key in Object.prototype) Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true })
   else copy[key] = value
-}
-
-/** Null, a string, a boolean or a finite number. */
-function isJsonScalar(value: unknown): value is null | string | boolean | number {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true
-    case 'number':
-      return Number.isFinite(value)
-    default:
-      return value === null
-  }
 }
 
 /** `<path> is not JSON data (<reason>)` for a value that is not JSON data. */

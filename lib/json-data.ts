@@ -98,7 +98,8 @@ function open(container: object, stack: Frame[]): string | undefined {
   return undefined
 }
 
-function isJsonScalar(value: unknown): boolean {
+/** Null, a string, a boolean or a finite number: JSON's scalars. */
+export function isJsonScalar(value: unknown): value is null | string | boolean | number {
   switch (typeof value) {
     case 'string':
     case 'boolean':
