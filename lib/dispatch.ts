@@ -5,6 +5,7 @@
  * (plugins/host/cordis-bridge.ts).
  */
 import { HookMisuseError } from './errors.ts'
+import { isThenable } from './thenable.ts'
 
 export type Listener = (...args: never[]) => unknown
 
@@ -257,6 +258,3 @@ async function serialAfter(pending: PromiseLike<unknown>, listeners: Listener[],
   for (let at = index; at < listeners.length; at++) await (listeners[at] as (...a: unknown[]) => unknown)(...args)
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function'
-}

@@ -105,7 +105,8 @@ class ScopeContents {
 
 /**
  * `hooks` with a pair for `name` added, in a new array of the exact size: a spread, a `filter` or
- * an empty array's first push reserves room for up to 17 entries, and `concat` takes a slow path.
+ * an empty array's first push reserves room for up to 17 entries, and `concat` with a string
+ * among its arguments takes a slow path (arrays alone it copies at the exact size).
  */
 function withEvent(hooks: readonly (string | Listener[])[] | undefined, name: string, listener: Listener): (string | Listener[])[] {
   if (!hooks) return [name, [listener]]

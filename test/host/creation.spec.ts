@@ -107,6 +107,21 @@ describe('agents.create: the unpublished setup window (SPEC §1.3 steps 2–3)',
 })
 
 describe('agents.create: an abort during setup (SPEC §1.3 step 3)', () => {
+  for (const kind of ['a synchronous', 'an async'] as const) {
+    it(`rejects with the abort's reason when ${kind} setup aborts the signal and then throws`, async () => {
+      const s = await scene()
+      const controller = new AbortController()
+      const reason = new Error('aborted during setup')
+      const body = () => {
+        controller.abort(reason)
+        throw new Error('setup failed after the abort')
+      }
+      const setup = kind === 'a synchronous' ? body : async () => body()
+      expect(await rejectionOf(s.create({ signal: controller.signal, setup }))).to.equal(reason)
+      expect(s.root.agents.list()).to.have.length(0)
+    })
+  }
+
   it('rejects with the reason when it is an Error, without waiting for setup', async () => {
     const s = await scene()
     const controller = new AbortController()

@@ -6,6 +6,7 @@
 import type { Context } from 'cordis'
 import { subscribeAbort } from '../../../lib/abort-signal.ts'
 import { SubagentError } from '../../../lib/errors.ts'
+import { isThenable } from '../../../lib/thenable.ts'
 import { flatUuid } from '../../../lib/uuid.ts'
 import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { scopeOf } from '../scope.ts'
@@ -28,10 +29,6 @@ function abortError(id: string, signal: AbortSignal): Error {
   const reason: unknown = signal.reason
   if (reason instanceof Error) return reason
   return new SubagentError('CREATION_ABORTED', `agent "${id}" creation aborted`, { cause: reason })
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function'
 }
 
 /** Never fulfils; rejects when the signal aborts. Detaches its listener through `settle`. */
@@ -104,10 +101,11 @@ export class AgentCreation {
         if (isThenable(answer)) pending = answer
         if (signal?.aborted) throw abortError(id, signal)
       } catch (error) {
-        // the abort wins the race; the setup's later rejection has nobody left to hear it
+        // the setup's later rejection has nobody left to hear it
         if (pending) Promise.resolve(pending).catch(() => {})
         await rollBack(record)
-        throw error
+        // an abort that came first wins, as in the race a returned promise meets (SPEC §1.3)
+        throw signal?.aborted ? abortError(id, signal) : error
       }
       if (pending) await this.#awaitSetup(record, pending, signal)
     }

@@ -116,8 +116,10 @@ export class Agents extends Service {
 
   /**
    * Runs the creation transaction. Rejects at once for an aborted signal; otherwise builds the
-   * agent unpublished, awaits `setup` raced against the signal, then publishes. Any failure tears
-   * down everything made so far before rejecting, so a rejected create leaves no trace.
+   * agent unpublished, runs `setup` and publishes: a promise the setup returns is awaited first,
+   * raced against the signal; after a setup that returns none (or without one) the agent is
+   * published before this returns. Any failure tears down everything made so far before
+   * rejecting, so a rejected create leaves no trace.
    */
   create(options: CreateOptions = {}): Promise<AgentHandle> {
     // `this` is cordis's tracing proxy: read the caller once

@@ -3,6 +3,7 @@
  * `TurnEndReason`; the caller appends `turn/end`.
  */
 import { SubagentError, thrownMessage as messageOf } from '../../../lib/errors.ts'
+import { isThenable } from '../../../lib/thenable.ts'
 import type {
   Agent,
   AgentMeter,
@@ -60,10 +61,6 @@ function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code
   const message = messageOf(error) || 'unknown error'
   return typeof code === 'string' ? { kind: 'error', error: { message, code } } : { kind: 'error', error: { message } }
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T> | null | undefined)?.then === 'function'
 }
 
 function isBudgetStop(value: unknown): value is Extract<PreStepDecision, { kind: 'budget' }> {
