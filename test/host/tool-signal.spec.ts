@@ -17,43 +17,43 @@ function keepingTool(kept: ToolExecution[], gate?: Promise<void>) {
   }
 }
 
+/**
+ * One turn whose model calls `keep` once, then answers `ok`: resolves with the executions kept.
+ * `beforeTurn` runs after the setup, right before the prompt is sent.
+ */
+async function keptCallTurn(beforeTurn?: () => void) {
+  const s = await scene()
+  const kept: ToolExecution[] = []
+  s.root.tools.register(keepingTool(kept))
+  const { agent } = await s.create()
+  s.scripted.push({ toolCalls: [{ id: 'c1', name: 'keep', arguments: '{}' }] }, { text: 'ok' })
+  beforeTurn?.()
+  agent.followup('hello')
+  await agent.whenIdle()
+  return { agent, kept }
+}
+
 describe('agent loop: the signal a tool call gets (SPEC §1.5, §8.1)', () => {
   afterEach(() => sinon.restore())
 
   it('makes no AbortController for a turn whose tool never reads its signal', async () => {
-    const s = await scene()
-    const kept: ToolExecution[] = []
-    s.root.tools.register(keepingTool(kept))
-    const { agent } = await s.create()
-    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'keep', arguments: '{}' }] }, { text: 'ok' })
-    const controllers = sinon.spy(globalThis, 'AbortController')
-    agent.followup('hello')
-    await agent.whenIdle()
+    let controllers!: sinon.SinonSpy
+    const { agent, kept } = await keptCallTurn(() => {
+      controllers = sinon.spy(globalThis, 'AbortController')
+    })
     expect(kept).to.have.length(1)
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
     expect(controllers.callCount).to.equal(0)
   })
 
   it('keeps signal among the execution’s own enumerable keys, in the same place', async () => {
-    const s = await scene()
-    const kept: ToolExecution[] = []
-    s.root.tools.register(keepingTool(kept))
-    const { agent } = await s.create()
-    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'keep', arguments: '{}' }] }, { text: 'ok' })
-    agent.followup('hello')
-    await agent.whenIdle()
+    const { kept } = await keptCallTurn()
     expect(Object.keys(kept[0])).to.deep.equal(['token', 'callId', 'name', 'args', 'agent', 'parent', 'signal'])
     expect(Object.isFrozen(kept[0])).to.equal(true)
   })
 
   it('copies the turn’s signal into a spread of the execution, as the data property it reads as', async () => {
-    const s = await scene()
-    const kept: ToolExecution[] = []
-    s.root.tools.register(keepingTool(kept))
-    const { agent } = await s.create()
-    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'keep', arguments: '{}' }] }, { text: 'ok' })
-    agent.followup('hello')
-    await agent.whenIdle()
+    const { kept } = await keptCallTurn()
     const copy = { ...kept[0] }
     expect(copy.signal).to.be.instanceOf(AbortSignal)
     expect(copy.signal).to.equal(kept[0].signal)
