@@ -21,10 +21,9 @@ import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { getHeapSpaceStatistics } from 'node:v8'
-import { InProcessRun } from '../plugins/inprocess-run/index.ts'
+import { benchCycle } from './cycle.ts'
 import { fullGc } from './heap.ts'
 import { printSummary, runBenchmark } from './report.ts'
-import { scriptedHost } from './scripted-host.ts'
 
 const args = process.argv.slice(2)
 const profileFile = args.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length)
@@ -34,12 +33,6 @@ const profileAll = args.includes('--all')
 const withBudget = args.includes('--budget')
 // `--structured`: the structured variant's cycle (bench/spawn.ts `--variant=structured`)
 const structured = args.includes('--structured')
-const outputSchema = {
-  type: 'object',
-  properties: { answer: { type: 'string' } },
-  required: ['answer'],
-  additionalProperties: false,
-}
 
 function oldSpaceUsed(): number {
   return getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0
@@ -52,38 +45,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const started = performance.now()
-  const root = await scriptedHost()
-  await root.plugin(InProcessRun)
-  if (withBudget) {
-    const { default: TreeBudget } = await import('../plugins/tree-budget/index.ts')
-    // set, so every check runs, and never reached (as bench/spawn.ts's budget variant)
-    await root.plugin(TreeBudget, { maxConcurrent: 1e9, maxChildren: 1e12, maxTokens: 1e12, maxModelRequests: 1e12 })
-  }
-  if (structured) {
-    const { default: StructuredOutput } = await import('../plugins/structured-output/index.ts')
-    await root.plugin(StructuredOutput)
-  }
-  const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
-  const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
-  root.scripted.repeat(structured ? (request) => (request.tools?.length ? capture : answer) : answer)
-  const { agent: parent } = await root.agents.create({ agentOptions: { provider: 'scripted', model: 'bench' } })
-  // services are read once, as a plugin holding them would: in cordis every property read of a
-  // service on a context is a lookup that builds a stack-capturing Error, the harness's cost and
-  // not the cycle's (about a fifth of the sequential loop's CPU profile)
-  const runner = root.inprocessRun
-  const { agents, sessions } = root
-  let n = 0
-  // the cycle of bench/spawn.ts, without its timing
-  const cycle = async (): Promise<void> => {
-    const label = `task ${++n}`
-    const signal = new AbortController().signal
-    const run = await runner.spawn(structured ? { parent, prompt: label, label, signal, outputSchema } : { parent, prompt: label, label, signal })
-    const result = await run.result
-    if (result.stopReason !== 'completed') throw new Error(`cycle ended ${result.stopReason}`)
-    if (structured && (result.structured as { answer?: string } | undefined)?.answer !== 'ok') throw new Error('no structured value')
-    await run.dispose()
-    if (agents.get(run.id) || sessions.get(run.id)) throw new Error('child survived dispose')
-  }
+  const cycle = await benchCycle({ budget: withBudget, structured })
   for (let i = 0; i < 1000; i++) await cycle()
 
   const perBlock: number[] = []
