@@ -13,7 +13,7 @@ import { LiveTree } from './live-tree.ts'
 import { FLUSH_WINDOW_MS, InspectorServer } from './server.ts'
 
 export { readSavedSessions, skippedMessage, tornMessage } from './saved.ts'
-export { type InspectorSource, InspectorServer, LOOPBACK, refusedHostMessage } from './server.ts'
+export { badTargetMessage, type InspectorSource, InspectorServer, LOOPBACK, refusedHostMessage } from './server.ts'
 
 declare module 'cordis' {
   interface Context {

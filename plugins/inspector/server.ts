@@ -35,6 +35,9 @@ export const FLUSH_WINDOW_MS = 50
 /** The body of a refused request (status 403). */
 export const refusedHostMessage = (host: string) => `the inspector answers only on ${LOOPBACK}; Host "${host}" refused\n`
 
+/** The body of a request whose target is not a URL path (status 400). */
+export const badTargetMessage = 'the inspector could not read the request target\n'
+
 /** Emits `client-closed` (with the count left) whenever an event-stream client goes away. */
 export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining: number] }> {
   readonly #server: Server
@@ -122,7 +125,14 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
       response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(refusedHostMessage(String(host ?? '')))
       return
     }
-    const url = new URL(request.url ?? '/', this.url)
+    // the HTTP parser lets targets through that `URL` rejects (`//[`): a throw here would be uncaught
+    // and end the host process, so it is answered like any other bad request
+    const target = request.url ?? '/'
+    if (!URL.canParse(target, this.url)) {
+      response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end(badTargetMessage)
+      return
+    }
+    const url = new URL(target, this.url)
     if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end()
     } else if (url.pathname === '/') {
