@@ -128,9 +128,7 @@ async function* streamChat(
       disarm()
       if (next.done) break
       const chunk = next.value
-      if (chunk.usage) {
-        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens }
-      }
+      if (chunk.usage) usage = usageOf(chunk.usage) ?? usage
       const choice = chunk.choices?.find((candidate) => candidate.index === 0) ?? chunk.choices?.[0]
       if (!choice) continue
       const delta = choice.delta
@@ -165,6 +163,23 @@ async function* streamChat(
     // closes the connection when the consumer stops early or the request failed
     controller.abort()
   }
+}
+
+/** A count as the host accepts it (a non-negative finite number), else `undefined`. */
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+/**
+ * The usage a chunk reports. Servers and proxies leave a count out or send `null`: the host
+ * would fail the whole turn on such a usage, losing a complete answer, so a count that cannot be
+ * read is 0, and a usage with neither count readable is no usage (`undefined`).
+ */
+function usageOf(reported: { prompt_tokens?: unknown; completion_tokens?: unknown }): Usage | undefined {
+  const inputTokens = tokenCount(reported.prompt_tokens)
+  const outputTokens = tokenCount(reported.completion_tokens)
+  if (inputTokens === undefined && outputTokens === undefined) return undefined
+  return { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 }
 }
 
 /** `length` → `max-tokens`; `tool_calls` → `tool-calls`; otherwise `tool-calls` if calls were streamed, else `stop`. */

@@ -73,6 +73,52 @@ describe('openai-model adapter: stream faults', () => {
     expect((error as ContentFilterError).code).to.equal('CONTENT_FILTERED')
     expect((error as Error).message).to.equal(filtered)
   })
+
+  it('finishes without usage when the usage chunk holds no token count it can read', async () => {
+    const { parts, error } = await streamOf([textChunk('ok'), finishChunk('stop'), partialUsageChunk({ total_tokens: 7 })])
+    expect(error).to.equal(undefined)
+    expect(parts).to.deep.equal([
+      { type: 'text-delta', text: 'ok' },
+      { type: 'finish', reason: 'stop' },
+    ])
+  })
+})
+
+/** A usage-only chunk whose `usage` is `usage` verbatim: servers and proxies leave counts out or null. */
+function partialUsageChunk(usage: { [key: string]: number | null }) {
+  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices: [], usage }
+}
+
+describe('OpenAIModel: a usage chunk with a count missing', () => {
+  let root: Context
+  let host: ReturnType<Context['plugin']>
+  let server: ChatServer | undefined
+
+  beforeEach(async () => {
+    root = new Context()
+    host = root.plugin(Host, { maxSteps: 8 } as Host.Config)
+    await host
+  })
+
+  afterEach(async () => {
+    await host.dispose()
+    await server?.close()
+    server = undefined
+  })
+
+  it('completes the turn with its answer, counting the missing count as 0', async () => {
+    const usage = partialUsageChunk({ prompt_tokens: 12, completion_tokens: null })
+    server = await startChatServer((_request, response) => sendStream(response, [textChunk('the answer'), finishChunk('stop'), usage]))
+    await root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
+    const { agent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const tail = agent.session.events.slice(-2).map((event) => event.data)
+    expect(tail).to.deep.equal([
+      { turn: 1, step: 1, content: [{ type: 'text', text: 'the answer' }], usage: { inputTokens: 12, outputTokens: 0 } },
+      { turn: 1, reason: { kind: 'completed' } },
+    ])
+  })
 })
 
 describe('OpenAIModel: a content_filter finish in a run', () => {
