@@ -91,6 +91,8 @@ export class TreeBudget {
       if (node) {
         // a run whose result rejected without settling leaves the count with its child
         this.#end(node)
+        // a resumed child's rebuilt reservation, which no run ticket gives back
+        node.reservation?.close()
         this.#ledger.forget(agent.id)
       }
       this.#admission.close(agent.id, disposedError)
