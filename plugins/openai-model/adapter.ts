@@ -9,7 +9,7 @@ import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from
 import { urlSecrets } from '../../lib/redact.ts'
 import { type AdapterLogger, redactingLogger } from './client-logger.ts'
 import { toModelRequestError } from './client-errors.ts'
-import { abortError, ContentFilterError, missingModelError, timeoutError } from './errors.ts'
+import { abortError, ContentFilterError, missingModelError, noChunksError, timeoutError } from './errors.ts'
 import { buildChatRequest, defaultTimeoutMs } from './request.ts'
 
 export interface OpenAIAdapterOptions {
@@ -117,16 +117,18 @@ async function* streamChat(
 
   try {
     arm()
-    const stream = await settings.client.chat.completions.create(buildChatRequest(request, model), {
-      signal: controller.signal,
-    })
+    const { data: stream, response } = await settings.client.chat.completions
+      .create(buildChatRequest(request, model), { signal: controller.signal })
+      .withResponse()
     disarm()
     const chunks = stream[Symbol.asyncIterator]()
+    let hasChunk = false
     for (;;) {
       arm()
       const next = await chunks.next()
       disarm()
       if (next.done) break
+      hasChunk = true
       const chunk = next.value
       if (chunk.usage) usage = usageOf(chunk.usage) ?? usage
       const choice = chunk.choices?.find((candidate) => candidate.index === 0) ?? chunk.choices?.[0]
@@ -152,6 +154,9 @@ async function* streamChat(
     }
     // the client ends an aborted stream quietly, so an early end must be checked here
     if (signal.aborted || timedOut) throw fail(undefined)
+    // a 200 that is no stream (a JSON error, a proxy's page, a server ignoring `stream`) parses as
+    // an empty one: finishing it would pass a failed request off as an empty answer
+    if (!hasChunk) throw noChunksError(response.headers.get('content-type'))
     yield* flushToolCalls()
     const reason = finishReason(reported, emittedCalls)
     yield usage ? { type: 'finish', reason, usage } : { type: 'finish', reason }

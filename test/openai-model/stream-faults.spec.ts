@@ -4,7 +4,7 @@ import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
 import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import { createOpenAIAdapter } from '../../plugins/openai-model/adapter.ts'
-import { ContentFilterError } from '../../plugins/openai-model/errors.ts'
+import { ContentFilterError, ModelRequestError } from '../../plugins/openai-model/errors.ts'
 import { OpenAIModel } from '../../plugins/openai-model/index.ts'
 import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
 
@@ -72,6 +72,26 @@ describe('openai-model adapter: stream faults', () => {
     expect(error).to.be.instanceOf(ContentFilterError)
     expect((error as ContentFilterError).code).to.equal('CONTENT_FILTERED')
     expect((error as Error).message).to.equal(filtered)
+  })
+
+  it('fails a 200 response whose JSON body holds no stream instead of finishing with an empty answer', async () => {
+    server = await startChatServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'overloaded' } }))
+    })
+    const { parts, error } = await collect(createOpenAIAdapter({ baseURL: server.baseURL, apiKey }).stream(makeRequest()))
+    expect(parts).to.deep.equal([])
+    expect(error).to.be.instanceOf(ModelRequestError)
+    expect((error as ModelRequestError).message).to.equal(
+      'model request failed: the response held no chat completion chunks (content-type "application/json")',
+    )
+  })
+
+  it('fails an event stream that ends before its first chunk', async () => {
+    const { parts, error } = await streamOf([])
+    expect(parts).to.deep.equal([])
+    expect((error as Error).message).to.equal(
+      'model request failed: the response held no chat completion chunks (content-type "text/event-stream")',
+    )
   })
 
   it('finishes without usage when the usage chunk holds no token count it can read', async () => {
