@@ -2,7 +2,7 @@
  * A minimal event-stream client over node:http for inspector tests: reads frames as they arrive.
  */
 import { get, type IncomingMessage } from 'node:http'
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 
 export interface Frame {
   event: string
@@ -97,4 +97,14 @@ export function sendRaw(url: string, head: string): Promise<string> {
     socket.on('error', reject)
     socket.end(`${head}\r\n\r\n`)
   })
+}
+
+/** Opens `path` over a plain socket and never reads the reply: a client that stopped reading. */
+export function openStalled(url: string, path: string): Socket {
+  const { hostname, port, host } = new URL(url)
+  const socket = connect(Number(port), hostname)
+  socket.pause()
+  socket.on('error', () => undefined)
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`)
+  return socket
 }

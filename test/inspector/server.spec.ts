@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { AgentView } from '../../lib/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import { badTargetMessage, type InspectorSource, InspectorServer, refusedHostMessage } from '../../plugins/inspector/index.ts'
-import { fetchWithHost, openStream, sendRaw } from './client.ts'
+import { fetchWithHost, openStalled, openStream, sendRaw } from './client.ts'
 import '../support/unhandled.ts'
 
 function view(id: string, parentId?: string): AgentView {
@@ -167,5 +167,23 @@ describe('InspectorServer', () => {
     expect(reply.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request')
     expect(reply.slice(reply.indexOf('\r\n\r\n') + 4)).to.equal(badTargetMessage)
     expect((await fetchWithHost(url, '/', host)).status).to.equal(200)
+  })
+
+  it('disconnects a client that leaves more than maxUnreadBytes unread and keeps serving the others', async () => {
+    const text = 'x'.repeat(1024 * 1024)
+    const events = Array.from({ length: 12 }, (_, seq): SessionEvent => ({ seq, type: 'assistant/delta', data: { turn: 1, step: 1, text } }))
+    const source = liveSource([view('a')])
+    source.live.events = (id) => (id === 'a' ? events : undefined)
+    server = new InspectorServer(source.live, 'test', { maxUnreadBytes: 1024 * 1024 })
+    const url = await server.listen(0)
+    const reading = await openStream(url)
+    await reading.next('snapshot')
+    const forgotten = new Promise((resolve) => server.once('client-closed', resolve))
+    const stalled = openStalled(url, '/events?follow=a')
+    expect(await forgotten).to.equal(1)
+    source.change(view('late'))
+    expect(((await reading.next('agent')).data as AgentView).id).to.equal('late')
+    stalled.destroy()
+    reading.disconnect()
   })
 })
