@@ -54,6 +54,8 @@ class Fanout {
 
   private fire(signal: AbortSignal): void {
     fanouts.delete(signal)
+    // added without `once` (see subscribeAbort), so it goes here: an aborted signal keeps nothing
+    signal.removeEventListener('abort', this.listener)
     const subscriptions = this.#only ? [this.#only] : [...(this.#more ?? [])]
     this.#only = undefined
     this.#more = undefined
@@ -82,7 +84,9 @@ export function subscribeAbort(signal: AbortSignal, callback: () => void): () =>
   if (!fanout) {
     fanout = new Fanout()
     fanouts.set(signal, fanout)
-    signal.addEventListener('abort', fanout.listener, { once: true })
+    // no options object: Node validates one and copies it into a record on every add, and `once`
+    // is what `fire` does itself (an abort signal fires once)
+    signal.addEventListener('abort', fanout.listener)
   }
   const subscription: Subscription = { callback }
   const current = fanout

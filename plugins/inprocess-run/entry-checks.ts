@@ -207,7 +207,8 @@ export function checkDepthCap(plan: StartPlan): void {
 /** Step 6: every capability field set is claimed, and its claim's validator passes. */
 export function checkCapabilities(plan: StartPlan): void {
   const { request } = plan
-  for (const field of capabilityFields) {
+  for (let i = 0; i < capabilityFields.length; i++) {
+    const field = capabilityFields[i]
     if (request[field] === undefined) continue
     if (!plan.claims?.has(field)) throw new UnsupportedCapabilityError(field)
     plan.claims.get(field)?.()

@@ -124,7 +124,11 @@ export class Run implements HandedOffRun {
     } catch (error) {
       failure = { error }
     }
-    await this.result.then(settledAnyway, settledAnyway)
+    try {
+      await this.result
+    } catch {
+      // dispose() only waits for the result; its rejection is the result's to report
+    }
     if (failure) throw failure.error
   }
 }
@@ -135,6 +139,3 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 function depthOf(child: Agent): number {
   return child.session.header.delegationDepth as number
 }
-
-/** Ignores how the result settled: `dispose()` only waits for it. */
-function settledAnyway(): void {}
