@@ -9,7 +9,7 @@
  * A resumed agent's subtree usage is its own `assistant/message` usage and `step/start` count
  * (one model request per step) plus the `budget/child` records, all after its seed.
  */
-import type { BudgetAmounts } from '../../lib/tree-budget.ts'
+import { assertReservation, type BudgetAmounts } from '../../lib/tree-budget.ts'
 import { isEvent } from '../../lib/session-event.ts'
 import type { BudgetReservation, SessionEvent, TreeUsage } from '../../lib/types.ts'
 
@@ -71,7 +71,16 @@ export function ownRecord(events: readonly SessionEvent[], seedLength: number): 
   return { tokens: usage.inputTokens + usage.outputTokens, modelRequests: usage.modelRequests, children: usage.children, usage }
 }
 
-/** The agent's own grant record, if it has a well-formed one. */
+function isReservation(value: unknown): value is BudgetReservation {
+  try {
+    assertReservation(value)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The agent's own grant record, if it has a well-formed one (its reservation as a request's `budget` must be). */
 export function grantOf(events: readonly SessionEvent[], seedLength: number): GrantRecord | undefined {
   for (let i = Math.max(seedLength, 0); i < events.length; i++) {
     const event = events[i]
@@ -80,7 +89,10 @@ export function grantOf(events: readonly SessionEvent[], seedLength: number): Gr
     const spent = data?.treeSpent
     if (!spent || !isCount(spent.tokens) || !isCount(spent.modelRequests) || !isCount(spent.children)) return undefined
     const reservation = data?.reservation
-    return reservation && typeof reservation === 'object' ? { reservation, treeSpent: spent } : { treeSpent: spent }
+    if (reservation === undefined) return { treeSpent: spent }
+    // checked as a request's budget is: a negative amount read back would hand its parent's tree
+    // more than it has, so a record that breaks the rules counts as no record
+    return isReservation(reservation) ? { reservation, treeSpent: spent } : undefined
   }
   return undefined
 }
