@@ -14,7 +14,7 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { AgentScope, kScope, scopeOf } from '../scope.ts'
+import { AgentScope, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { type LoopServices, runTurn } from './loop.ts'
 import { TurnState } from './turn-state.ts'
@@ -82,8 +82,10 @@ export class HostAgent implements Agent {
     callerCtx: Context,
   ) {
     this[kScope] = new AgentScope(this, owner, callerCtx)
+    // a resumed or seeded session goes on counting; indexed, since a new one (most) has no events
+    const events = session.events
     let turns = 0
-    for (const event of session.events) if (event.type === 'turn/start') turns++
+    for (let i = 0; i < events.length; i++) if (events[i]!.type === 'turn/start') turns++
     this.#turns = turns
   }
 
@@ -168,18 +170,7 @@ export class HostAgent implements Agent {
     this.#current = state
     this.session.append('turn/start', { turn, trigger: 'message' })
     this.session.append('user/message', { content: message.content, source: messageSources[message.source] })
-    const agent = this
-    const subject = {
-      agent,
-      scope: scopeOf(this),
-      session: this.session,
-      // a method, not an arrow: under tsx (keepNames) a named arrow is renamed per turn, which
-      // turns the function object into a dictionary (≈ 0.25 KB and a slow path every turn)
-      messages() {
-        return agent.messages()
-      },
-    }
-    runTurn(subject, state, this.services).then((reason) => this.endTurn(state, reason))
+    runTurn(this, state, this.services).then((reason) => this.endTurn(state, reason))
   }
 
   private endTurn(state: AgentTurn, reason: TurnEndReason): void {

@@ -18,18 +18,25 @@ function isPositiveSafeInteger(value: unknown): boolean {
   return Number.isSafeInteger(value) && (value as number) > 0
 }
 
+const integerOptionKeys = ['maxTokens', 'maxSteps'] as const
+const stringOptionKeys = ['provider', 'model'] as const
+
 /** Validates and freezes agent options; throws `INVALID_OPTIONS` naming the field. */
 export function freezeOptions(options: AgentOptions | undefined): Readonly<AgentOptions> {
   if (options === undefined) return Object.freeze({})
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new SubagentError('INVALID_OPTIONS', 'agent options must be an object')
   }
-  for (const key of ['maxTokens', 'maxSteps'] as const) {
+  // indexed loops over shared key lists: this runs on every creation, and a `for…of` over a
+  // literal array builds the array and an iterator result per key until the JIT takes over
+  for (let i = 0; i < integerOptionKeys.length; i++) {
+    const key = integerOptionKeys[i]!
     if (options[key] !== undefined && !isPositiveSafeInteger(options[key])) {
       throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a positive safe integer`)
     }
   }
-  for (const key of ['provider', 'model'] as const) {
+  for (let i = 0; i < stringOptionKeys.length; i++) {
+    const key = stringOptionKeys[i]!
     if (options[key] !== undefined && typeof options[key] !== 'string') {
       throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a string`)
     }
@@ -47,7 +54,8 @@ export function readCreateOptions(options: unknown, entry: 'create' | 'resume'):
   if (options === undefined) return {}
   if (typeof options !== 'object' || options === null) throw new TypeError(`agent ${entry} options must be an object`)
   const copy: Record<string, unknown> = {}
-  for (const key of createOptionKeys) {
+  for (let i = 0; i < createOptionKeys.length; i++) {
+    const key = createOptionKeys[i]!
     let value: unknown
     try {
       value = (options as Record<string, unknown>)[key]
