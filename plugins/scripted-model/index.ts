@@ -79,7 +79,8 @@ export class ScriptedModel extends Service {
 
   constructor(ctx: Context, private readonly config: ScriptedModel.Config) {
     super(ctx, 'scripted')
-    const adapter: ModelAdapter = { stream: (request) => this.stream(request) }
+    const taker = this.taker
+    const adapter: ModelAdapter = { stream: (request) => new ScriptedStream(taker, request) }
     ctx.models.register(config.provider, adapter)
   }
 
@@ -118,10 +119,6 @@ export class ScriptedModel extends Service {
     if (typeof entry === 'function') entry = entry(request)
     if (entry instanceof Error) throw entry
     return entry
-  }
-
-  private stream(request: ModelRequest): AsyncIterableIterator<StreamPart> {
-    return new ScriptedStream(this.taker, request)
   }
 }
 

@@ -100,13 +100,14 @@ export class HostAgent implements Agent {
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
     if (this.closed) throw new AgentDisposedError(this.id)
-    const message = { content: toContent(content), source }
+    const blocks = toContent(content)
     const current = this.#current
     if (current) {
-      ;(current.queue ??= []).push(message)
+      ;(current.queue ??= []).push({ content: blocks, source })
       return
     }
-    this.beginTurn(message, undefined)
+    // an idle agent starts at once: its message needs no queue entry
+    this.beginTurn(blocks, source, undefined)
   }
 
   whenIdle(): Promise<void> {
@@ -157,7 +158,7 @@ export class HostAgent implements Agent {
   }
 
   // `private`, not `#`: a class with #methods gives every instance a brand slot
-  private beginTurn(message: QueuedMessage, previous: AgentTurn | undefined): void {
+  private beginTurn(content: ContentBlock[], source: QueuedMessage['source'], previous: AgentTurn | undefined): void {
     this.status = 'running'
     const turn = ++this.#turns
     const state = new AgentTurn(turn)
@@ -168,8 +169,8 @@ export class HostAgent implements Agent {
       state.synced = previous.synced
     }
     this.#current = state
-    this.session.append('turn/start', { turn, trigger: 'message' })
-    this.session.append('user/message', { content: message.content, source: messageSources[message.source] })
+    this.session.appendTurnStart(turn)
+    this.session.append('user/message', { content, source: messageSources[source] })
     runTurn(this, state, this.services).then((reason) => this.endTurn(state, reason))
   }
 
@@ -180,7 +181,7 @@ export class HostAgent implements Agent {
     this.#current = undefined
     const next = state.queue?.shift()
     if (next) {
-      this.beginTurn(next, state)
+      this.beginTurn(next.content, next.source, state)
       return
     }
     this.status = 'idle'

@@ -107,7 +107,7 @@ export async function runTurn(agent: TurnSubject, state: TurnState, services: Lo
         const stop = meters[i]!.beforeStep(agent)
         if (stop) return budgetEnd(stop)
       }
-      session.append('step/start', { turn, step })
+      session.appendStepStart(turn, step)
       const outcome = await callModel(agent, scope, state, services, step)
       if (outcome.end) return outcome.end
       const calls = outcome.calls

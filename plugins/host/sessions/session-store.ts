@@ -93,6 +93,34 @@ export class SessionLog {
   }
 
   /**
+   * `append('turn/start', {turn, trigger: 'message'})` for an agent's own turn count, and
+   * `append('step/start', {turn, step})` for the loop's own step numbers: flat data of the host's
+   * integers, frozen as built, without the JSON-data walk (every turn appends both).
+   */
+  appendTurnStart(turn: number): SessionEvent<'turn/start'> {
+    const event: SessionEvent<'turn/start'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'turn/start',
+      data: Object.freeze({ turn, trigger: 'message' as const }),
+    })
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /** See `appendTurnStart`. */
+  appendStepStart(turn: number, step: number): SessionEvent<'step/start'> {
+    const event: SessionEvent<'step/start'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'step/start',
+      data: Object.freeze({ turn, step }),
+    })
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /**
    * `append('assistant/delta', {turn, step, text})` for the loop's stream, without the JSON-data
    * walk: the loop's step numbers and a part's text, checked to be a non-empty string already.
    */
