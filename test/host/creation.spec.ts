@@ -398,6 +398,17 @@ describe('agent options (SPEC §1.3)', () => {
     expect(agent.options).to.deep.equal({ provider: 'scripted', model: 'test', maxTokens: 64, custom: 'kept' })
     expect(Object.isFrozen(agent.options)).to.equal(true)
   })
+
+  it('keeps the maxSteps it checked when a getter answers differently on every read', async () => {
+    const s = await scene()
+    const answers = [4, -1, -1]
+    let reads = 0
+    const agentOptions = Object.defineProperty({}, 'maxSteps', { enumerable: true, get: () => answers[reads++] })
+    const handle = await s.root.agents.create({ agentOptions })
+    expect(handle.agent.options.maxSteps).to.equal(4)
+    expect(reads).to.equal(1)
+    await handle.dispose()
+  })
 })
 
 describe('agent.ctx (SPEC §1.3)', () => {
