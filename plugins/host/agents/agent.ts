@@ -170,7 +170,7 @@ export class HostAgent implements Agent {
     }
     this.#current = state
     this.session.appendTurnStart(turn)
-    this.session.append('user/message', { content, source: messageSources[source] })
+    this.session.appendMessage('user/message', { content, source: messageSources[source] })
     runTurn(this, state, this.services).then((reason) => this.endTurn(state, reason))
   }
 

@@ -150,40 +150,38 @@ function nameOf(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value
 }
 
-function isTokenCount(value: unknown): boolean {
+function isTokenCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0
 }
 
-/**
- * Why a stream part breaks SPEC §1.7's union, or `undefined`: session events are JSON with the
- * documented field types, so nothing an adapter yields may carry other values into them.
+/*
+ * A part is checked as it is read, each field once, against SPEC §1.7's union: session events are
+ * JSON with the documented field types, so nothing an adapter yields may carry other values into
+ * them, and what was checked is what the step's events and message are built from (they are
+ * appended without another walk).
  */
-function partProblem(part: unknown): string | undefined {
-  if (typeof part !== 'object' || part === null) return `expected an object, got ${nameOf(part)}`
-  const fields = part as Record<string, unknown>
-  switch (fields.type) {
-    case 'text-delta':
-      return typeof fields.text === 'string' ? undefined : `text-delta text must be a string, got ${nameOf(fields.text)}`
-    case 'tool-call':
-      for (const key of ['id', 'name', 'arguments']) {
-        if (typeof fields[key] !== 'string') return `tool-call ${key} must be a string, got ${nameOf(fields[key])}`
-      }
-      return undefined
-    case 'finish': {
-      const { reason, usage } = fields
-      if (reason !== 'stop' && reason !== 'tool-calls' && reason !== 'max-tokens') {
-        return `finish reason must be "stop", "tool-calls" or "max-tokens", got ${nameOf(reason)}`
-      }
-      if (usage === undefined) return undefined
-      const tokens = usage as Partial<Usage> | null
-      if (typeof tokens !== 'object' || tokens === null || !isTokenCount(tokens.inputTokens) || !isTokenCount(tokens.outputTokens)) {
-        return 'finish usage must have non-negative finite inputTokens and outputTokens'
-      }
-      return undefined
-    }
-    default:
-      return `unknown part type ${nameOf(fields.type)}`
-  }
+
+/** A `tool-call` part's call, each field read once; throws `MODEL_FAILED` naming the first bad one. */
+function readToolCall(part: Record<string, unknown>, provider: string): ToolCallBlock {
+  const id = part.id
+  if (typeof id !== 'string') throw malformed(provider, `tool-call id must be a string, got ${nameOf(id)}`)
+  const name = part.name
+  if (typeof name !== 'string') throw malformed(provider, `tool-call name must be a string, got ${nameOf(name)}`)
+  const args = part.arguments
+  if (typeof args !== 'string') throw malformed(provider, `tool-call arguments must be a string, got ${nameOf(args)}`)
+  return { type: 'tool-call', id, name, arguments: args }
+}
+
+/** A `finish` part's usage as a fresh `Usage` (each count read once), or `undefined` without one. */
+function readUsage(usage: unknown, provider: string): Usage | undefined {
+  if (usage === undefined) return undefined
+  const problem = 'finish usage must have non-negative finite inputTokens and outputTokens'
+  if (typeof usage !== 'object' || usage === null) throw malformed(provider, problem)
+  const inputTokens = (usage as Partial<Usage>).inputTokens
+  if (!isTokenCount(inputTokens)) throw malformed(provider, problem)
+  const outputTokens = (usage as Partial<Usage>).outputTokens
+  if (!isTokenCount(outputTokens)) throw malformed(provider, problem)
+  return { inputTokens, outputTokens }
 }
 
 interface ModelOutcome {
@@ -246,31 +244,38 @@ async function callModel(
       const next = await state.race(parts.next())
       if (typeof next !== 'object' || next === null) throw malformed(provider, 'its iterator returned a non-object')
       if (next.done) break
-      const part = next.value
+      const part: unknown = next.value
       // a part that arrives after the abort is not part of the interrupted message
       if (state.aborted) throw state.reason
-      const problem = partProblem(part)
-      if (problem) throw malformed(provider, problem)
-      if (part.type === 'text-delta') {
-        if (!part.text) continue
-        if (pieces) pieces.push(part.text)
-        else if (text) pieces = [text, part.text]
-        else text = part.text
+      if (typeof part !== 'object' || part === null) throw malformed(provider, `expected an object, got ${nameOf(part)}`)
+      const fields = part as Record<string, unknown>
+      const type = fields.type
+      if (type === 'text-delta') {
+        const delta = fields.text
+        if (typeof delta !== 'string') throw malformed(provider, `text-delta text must be a string, got ${nameOf(delta)}`)
+        if (!delta) continue
+        if (pieces) pieces.push(delta)
+        else if (text) pieces = [text, delta]
+        else text = delta
         if (pieces && pieces.length > plainDeltasPerStep && stream !== null) {
           stream ??= new StreamedStep(turn, step, pieces, pieces.length - 1, session.events.length)
           if (session.appendStreamed(stream)) continue
           stream = null
         }
-        session.appendDelta(turn, step, part.text)
-      } else if (part.type === 'tool-call') {
-        const call: ToolCallBlock = { type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments }
+        session.appendDelta(turn, step, delta)
+      } else if (type === 'tool-call') {
+        const call = readToolCall(fields, provider)
         // the first as a literal of one: an empty array's first push reserves room for 17
         if (calls) calls.push(call)
         else calls = [call]
-      } else if (part.type === 'finish') {
-        finish = part.reason
-        usage = part.usage
-      }
+      } else if (type === 'finish') {
+        const { reason, usage: counts } = fields
+        if (reason !== 'stop' && reason !== 'tool-calls' && reason !== 'max-tokens') {
+          throw malformed(provider, `finish reason must be "stop", "tool-calls" or "max-tokens", got ${nameOf(reason)}`)
+        }
+        finish = reason
+        usage = readUsage(counts, provider)
+      } else throw malformed(provider, `unknown part type ${nameOf(type)}`)
     }
   } catch (error) {
     // let the adapter clean up, without waiting for one that ignores its signal
@@ -291,10 +296,10 @@ async function callModel(
   const kept = truncated ? undefined : calls
   const textBlocks: ContentBlock[] | undefined = streamed ? [{ type: 'text', text: streamed }] : undefined
   const content: ContentBlock[] = kept ? (textBlocks ? textBlocks.concat(kept) : kept.slice()) : (textBlocks ?? [])
-  const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
   // counted before the append: an observer of the message's `session/event` sees it in the figures
-  if (counted) for (let i = 0; i < meters.length; i++) meters[i]!.usage(agent, counted)
-  session.append('assistant/message', counted ? { turn, step, content, usage: counted } : { turn, step, content })
+  if (usage) for (let i = 0; i < meters.length; i++) meters[i]!.usage(agent, usage)
+  // every piece was checked as it was read (text, calls, the usage copy): no JSON-data walk
+  session.appendMessage('assistant/message', usage ? { turn, step, content, usage } : { turn, step, content })
   // from now on the compact deltas read their text from the message's
   stream?.settle(streamed)
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
