@@ -41,6 +41,23 @@ function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; 
   return { promise, settle }
 }
 
+/**
+ * Rolls back the agent of a setup that threw (or saw the signal abort), then rejects: with the
+ * signal's error when it aborted, else with `error`.
+ */
+async function rejectFailedSetup(
+  record: AgentRecord,
+  pending: PromiseLike<unknown> | undefined,
+  signal: AbortSignal | undefined,
+  error: unknown,
+): Promise<never> {
+  // the setup's later rejection has nobody left to hear it
+  if (pending) Promise.resolve(pending).catch(() => {})
+  await rollBack(record)
+  // an abort that came first wins, as in the race a returned promise meets (SPEC §1.3)
+  throw signal?.aborted ? abortError(record.agent.id, signal) : error
+}
+
 /** Rolls back an unpublished agent, then rejects with `error`. */
 async function rejectAfterRollBack(record: AgentRecord, error: unknown): Promise<never> {
   await rollBack(record)
@@ -76,8 +93,9 @@ export class AgentCreation {
    * the signal's error, or `CREATION_ABORTED` when the owner went away before publication.
    */
   run(options: CreateOptions, ownerAgent: Agent | undefined, callerCtx: Context, stored?: StoredSession): Promise<AgentHandle> {
-    // not an async function: a creation without a setup (every plain child) is synchronous from
-    // its checks to its publication, and needs no generator nor a second promise for it
+    // not an async function: a creation whose setup returns no promise (or that has none: every
+    // plain child, and a structured one) runs from its checks to its publication synchronously,
+    // and needs no generator nor a second promise for it
     let record: AgentRecord
     let owner: AgentRecord | undefined
     let signal: AbortSignal | undefined
@@ -108,7 +126,19 @@ export class AgentCreation {
     } catch (error) {
       return Promise.reject(error)
     }
-    if (setup) return this.#setUpThenPublish(record, setup, signal, owner, callerCtx)
+    if (setup) {
+      // a setup that finishes at once (registrations only: a structured child's) needs neither a
+      // tick nor a subscription to the signal; only a returned promise is raced against it
+      let pending: PromiseLike<unknown> | undefined
+      try {
+        const answer = setup(record.agent)
+        if (isThenable(answer)) pending = answer
+        if (signal?.aborted) throw abortError(record.agent.id, signal)
+      } catch (error) {
+        return rejectFailedSetup(record, pending, signal, error)
+      }
+      if (pending) return this.#publishAfterSetup(record, pending, signal, owner, callerCtx)
+    }
     try {
       this.#publish(record, owner, owner ? undefined : callerCtx)
     } catch (error) {
@@ -117,30 +147,15 @@ export class AgentCreation {
     return Promise.resolve(record.handle)
   }
 
-  /** Runs `setup` in the unpublished window (a returned promise raced against `signal`), then publishes. */
-  async #setUpThenPublish(
+  /** Awaits the promise a setup returned (raced against `signal`), then publishes; rolls back on any failure. */
+  async #publishAfterSetup(
     record: AgentRecord,
-    setup: NonNullable<CreateOptions['setup']>,
+    pending: PromiseLike<unknown>,
     signal: AbortSignal | undefined,
     owner: AgentRecord | undefined,
     callerCtx: Context,
   ): Promise<AgentHandle> {
-    const { agent } = record
-    // a setup that finishes at once (registrations only: a structured child's) needs neither a
-    // tick nor a subscription to the signal; only a returned promise is raced against it
-    let pending: PromiseLike<unknown> | undefined
-    try {
-      const answer = setup(agent)
-      if (isThenable(answer)) pending = answer
-      if (signal?.aborted) throw abortError(agent.id, signal)
-    } catch (error) {
-      // the setup's later rejection has nobody left to hear it
-      if (pending) Promise.resolve(pending).catch(() => {})
-      await rollBack(record)
-      // an abort that came first wins, as in the race a returned promise meets (SPEC §1.3)
-      throw signal?.aborted ? abortError(agent.id, signal) : error
-    }
-    if (pending) await this.#awaitSetup(record, pending, signal)
+    await this.#awaitSetup(record, pending, signal)
     try {
       this.#publish(record, owner, owner ? undefined : callerCtx)
     } catch (error) {
