@@ -4,16 +4,22 @@
 import type { Agent, AgentOptions, CreateAgentOptions } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
 
-const inherited = ['provider', 'model', 'maxTokens'] as const
-
 /** Parent's provider, model, maxTokens (each only if set), then the request's, then the depth. */
 export function childOptions(plan: StartPlan): AgentOptions {
-  const parent = plan.request.parent.options
-  const picked: AgentOptions = {}
-  for (const key of inherited) if (parent[key] !== undefined) (picked as Record<string, unknown>)[key] = parent[key]
+  const { request } = plan
+  const { provider, model, maxTokens } = request.parent.options
+  const options: AgentOptions = {}
+  if (provider !== undefined) options.provider = provider
+  if (model !== undefined) options.model = model
+  if (maxTokens !== undefined) options.maxTokens = maxTokens
+  const overrides = request.agentOptions
+  if (overrides === undefined) {
+    options.subagentDepth = plan.childDepth
+    return options
+  }
   // spread, not Object.assign: an own `__proto__` key (JSON-parsed options) stays a plain key
   // instead of replacing the prototype, so no override is lost
-  return { ...picked, ...plan.request.agentOptions, subagentDepth: plan.childDepth }
+  return { ...options, ...overrides, subagentDepth: plan.childDepth }
 }
 
 /** The child's session header: lineage, origin and the durable depth. */

@@ -16,23 +16,38 @@ export { abortedBeforePublication }
 
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
-  // the child's id for its whole life: one flat string, not the rope randomUUID() returns
-  readonly childId: string = flatUuid()
-  #depthCap: number
+  // the public fields are `declare`d and assigned once, in the constructor: as class fields (or
+  // parameter properties) each would first be defined as `undefined`, a cost every start pays
+  declare readonly request: SubagentStartRequest
+  declare readonly mode: 'spawn' | 'fork'
+  declare readonly parentDepth: number
+  declare readonly childDepth: number
+  declare readonly seed: readonly SessionEvent[] | undefined
+  /** The child's id for its whole life: one flat string, not the rope randomUUID() returns. */
+  declare readonly childId: string
   /** With `inheritRestrictions`: the global tools the parent saw at entry, the child's ceiling. */
-  inheritedTools?: readonly string[]
+  declare inheritedTools?: readonly string[]
   /** Claimed capability fields and their validators; made on the first claim. */
-  claims?: Map<string, (() => void) | undefined>
+  declare claims?: Map<string, (() => void) | undefined>
+  #depthCap: number
   #ticket: RunTicket | undefined
   #moreTickets: RunTicket[] | undefined
 
   constructor(
-    readonly request: SubagentStartRequest,
-    readonly mode: 'spawn' | 'fork',
-    readonly parentDepth: number,
-    readonly childDepth: number,
-    readonly seed: readonly SessionEvent[] | undefined,
+    request: SubagentStartRequest,
+    mode: 'spawn' | 'fork',
+    parentDepth: number,
+    childDepth: number,
+    seed: readonly SessionEvent[] | undefined,
   ) {
+    this.request = request
+    this.mode = mode
+    this.parentDepth = parentDepth
+    this.childDepth = childDepth
+    this.seed = seed
+    this.childId = flatUuid()
+    this.inheritedTools = undefined
+    this.claims = undefined
     this.#depthCap = request.maxDepth ?? Number.POSITIVE_INFINITY
   }
 
@@ -82,14 +97,19 @@ export class StartPlan implements SubagentPlan {
 }
 
 /**
- * `target[key]`, or a `TypeError` naming `subagent request <path>` when a getter throws: a hostile
- * or half-built parent must reject the start with the field's name, not a bare runtime message.
+ * The `TypeError` for a request field whose getter threw: a hostile or half-built parent must
+ * reject the start with the field's name, not a bare runtime message.
  */
+function unreadable(path: string, error: unknown): TypeError {
+  return new TypeError(`subagent request ${path} could not be read: ${thrownMessage(error)}`, { cause: error })
+}
+
+/** `target[key]`, or the `TypeError` naming `subagent request <path>` when its getter throws. */
 function readField(target: object, key: string, path: string): unknown {
   try {
     return (target as Record<string, unknown>)[key]
   } catch (error) {
-    throw new TypeError(`subagent request ${path} could not be read: ${thrownMessage(error)}`, { cause: error })
+    throw unreadable(path, error)
   }
 }
 
@@ -97,15 +117,37 @@ function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null
 }
 
+/** The fields of a parent that step 0 reads, each still to be checked. */
+interface ParentFields {
+  readonly id?: unknown
+  readonly followup?: unknown
+  readonly options?: unknown
+  readonly session?: unknown
+}
+
 /** True when `parent` has the fields SPEC §2.1 step 0 asks of an agent. Throws only for a throwing getter. */
 function isAgentShaped(parent: unknown): boolean {
   if (!isObject(parent)) return false
-  if (typeof readField(parent, 'id', 'parent.id') !== 'string') return false
-  if (typeof readField(parent, 'followup', 'parent.followup') !== 'function') return false
-  if (!isObject(readField(parent, 'options', 'parent.options'))) return false
-  const session = readField(parent, 'session', 'parent.session')
-  if (!isObject(session)) return false
-  return isObject(readField(session, 'header', 'parent.session.header')) && Array.isArray(readField(session, 'events', 'parent.session.events'))
+  const fields: ParentFields = parent
+  // one try for every read, `path` naming the one in progress: a start reads these once each,
+  // and a helper call per read cost more than the check itself
+  let path = 'parent.id'
+  try {
+    if (typeof fields.id !== 'string') return false
+    path = 'parent.followup'
+    if (typeof fields.followup !== 'function') return false
+    path = 'parent.options'
+    if (!isObject(fields.options)) return false
+    path = 'parent.session'
+    const session = fields.session as { readonly header?: unknown; readonly events?: unknown } | undefined
+    if (!isObject(session)) return false
+    path = 'parent.session.header'
+    if (!isObject(session.header)) return false
+    path = 'parent.session.events'
+    return Array.isArray(session.events)
+  } catch (error) {
+    throw unreadable(path, error)
+  }
 }
 
 function assertRequestShape(request: SubagentStartRequest): void {
@@ -159,10 +201,17 @@ export function checkEntry(
     throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
   }
   const { parent } = request
-  const depth = parentDepth(
-    readField(parent.session.header, 'delegationDepth', 'parent.session.header.delegationDepth') as number | undefined,
-    readField(parent.options, 'subagentDepth', 'parent.options.subagentDepth') as number | undefined,
-  )
+  let headerDepth: number | undefined
+  let runtimeDepth: unknown
+  let path = 'parent.session.header.delegationDepth'
+  try {
+    headerDepth = parent.session.header.delegationDepth
+    path = 'parent.options.subagentDepth'
+    runtimeDepth = parent.options.subagentDepth
+  } catch (error) {
+    throw unreadable(path, error)
+  }
+  const depth = parentDepth(headerDepth, runtimeDepth)
   return new StartPlan(request, seed ? 'fork' : 'spawn', depth, childDepth(depth), seed)
 }
 
@@ -207,7 +256,8 @@ export function checkDepthCap(plan: StartPlan): void {
 /** Step 6: every capability field set is claimed, and its claim's validator passes. */
 export function checkCapabilities(plan: StartPlan): void {
   const { request } = plan
-  for (const field of capabilityFields) {
+  for (let i = 0; i < capabilityFields.length; i++) {
+    const field = capabilityFields[i]
     if (request[field] === undefined) continue
     if (!plan.claims?.has(field)) throw new UnsupportedCapabilityError(field)
     plan.claims.get(field)?.()

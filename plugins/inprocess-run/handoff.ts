@@ -63,7 +63,7 @@ export function handOff(
   // an abort that landed between publication and here: the prompt is never sent
   if (signal.aborted) {
     run.markCancelled()
-    result = settle(run, dispatch, gapAbortResult(), ticket)
+    result = settleEarly(run, dispatch, gapAbortResult(), ticket)
   } else {
     let sent: unknown
     try {
@@ -75,13 +75,15 @@ export function handOff(
     else if (isDisposal(sent)) {
       // the child's owner was disposed in the gap: a cancellation (SPEC §2.5), not a fault
       run.markCancelled()
-      result = settle(run, dispatch, readResult(child.session.events, run.seedLength, true, englishDiagnostic), ticket)
+      result = settleEarly(run, dispatch, readResult(child.session.events, run.seedLength, true, englishDiagnostic), ticket)
     } else result = fail(run, dispatch, sent, ticket)
   }
   // a result nobody awaits must not become an unhandled rejection
-  result.catch(() => {})
+  result.catch(ignoreRejection)
   return result
 }
+
+function ignoreRejection(): void {}
 
 async function drive(run: HandedOffRun, dispatch: Dispatch, ticket: RunTicket | undefined): Promise<SubagentResult> {
   const child = run.agent
@@ -100,23 +102,62 @@ async function fail(run: HandedOffRun, dispatch: Dispatch, error: unknown, ticke
   throw error
 }
 
-async function settle(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult, ticket: RunTicket | undefined): Promise<SubagentResult> {
-  let result: SubagentResult
-  try {
-    if (ticket) {
+/**
+ * Settles `read`: gives the ticket back, runs `subagent/settle` listeners over the result (only
+ * when someone listens), releases the abort subscription and emits `subagent/end`. Returns the
+ * result itself when nobody listens to `subagent/settle` (a plain run's result then needs no
+ * async layer of its own); throws, or rejects, with what the ticket or a listener threw, after
+ * emitting the failed `subagent/end`.
+ */
+function settle(
+  run: HandedOffRun,
+  dispatch: Dispatch,
+  read: SubagentResult,
+  ticket: RunTicket | undefined,
+): SubagentResult | Promise<SubagentResult> {
+  if (ticket) {
+    try {
       // set on the result the handoff just built, before any listener sees it: no copy
       const treeUsage = ticket.settled()
       if (treeUsage) read.treeUsage = treeUsage
+    } catch (error) {
+      emitFailedEnd(run, dispatch, error)
+      run.releaseAbort()
+      throw error
     }
-    result = dispatch.has('subagent/settle') ? await dispatch.waterfallAsync('subagent/settle', [read, run], () => read) : read
+  }
+  if (dispatch.has('subagent/settle')) return settleThroughHook(run, dispatch, read)
+  run.releaseAbort()
+  emitEnd(run, dispatch, read)
+  return read
+}
+
+async function settleThroughHook(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult): Promise<SubagentResult> {
+  let result: SubagentResult
+  try {
+    result = await dispatch.waterfallAsync('subagent/settle', [read, run], () => read)
   } catch (error) {
     emitFailedEnd(run, dispatch, error)
     throw error
   } finally {
     run.releaseAbort()
   }
-  if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [run.info(result)])
+  emitEnd(run, dispatch, result)
   return result
+}
+
+/** `settle` as a promise, for the paths that end a run without driving it (a throw becomes its rejection). */
+function settleEarly(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult, ticket: RunTicket | undefined): Promise<SubagentResult> {
+  try {
+    // a promise from the hook path is returned as is, not adopted a few ticks later
+    return Promise.resolve(settle(run, dispatch, read, ticket))
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+function emitEnd(run: HandedOffRun, dispatch: Dispatch, result: SubagentResult): void {
+  if (dispatch.has('subagent/end')) dispatch.emit('subagent/end', [run.info(result)])
 }
 
 /** `subagent/end` for a result that rejected: every start gets its end. */

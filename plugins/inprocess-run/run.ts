@@ -17,7 +17,11 @@ export type EventFeed = Pick<RunEventSource, 'watch' | 'sessionOf'>
  * (that would give every run a brand slot).
  */
 export class Run implements HandedOffRun {
-  readonly result: Promise<SubagentResult>
+  // `declare`d and assigned once in the constructor: as class fields (or parameter properties)
+  // they would first be defined as `undefined`, a cost every start pays
+  declare readonly result: Promise<SubagentResult>
+  private declare readonly handle: AgentHandle
+  private declare readonly feed: EventFeed
   #cancelled = false
   #releaseAbort: (() => void) | undefined = undefined
   #disposal?: Promise<void> = undefined
@@ -29,12 +33,9 @@ export class Run implements HandedOffRun {
    * `handOff` is given the run being built and returns its result: `subagent/settle` listeners
    * receive the run itself, so it must exist before the handoff starts.
    */
-  constructor(
-    private readonly handle: AgentHandle,
-    rootId: string,
-    private readonly feed: EventFeed,
-    handOff: (run: Run) => Promise<SubagentResult>,
-  ) {
+  constructor(handle: AgentHandle, rootId: string, feed: EventFeed, handOff: (run: Run) => Promise<SubagentResult>) {
+    this.handle = handle
+    this.feed = feed
     this.#rootId = rootId
     this.result = handOff(this)
   }
@@ -124,7 +125,11 @@ export class Run implements HandedOffRun {
     } catch (error) {
       failure = { error }
     }
-    await this.result.then(settledAnyway, settledAnyway)
+    try {
+      await this.result
+    } catch {
+      // dispose() only waits for the result; its rejection is the result's to report
+    }
     if (failure) throw failure.error
   }
 }
@@ -135,6 +140,3 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 function depthOf(child: Agent): number {
   return child.session.header.delegationDepth as number
 }
-
-/** Ignores how the result settled: `dispose()` only waits for it. */
-function settledAnyway(): void {}

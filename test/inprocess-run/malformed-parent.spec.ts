@@ -70,6 +70,36 @@ describe('InProcessRun entry: a malformed parent or request', () => {
     expect(error.message).to.equal('subagent start options seed could not be read: no seed')
   })
 
+  for (const field of ['id', 'followup', 'options'] as const) {
+    it(`rejects a spawn whose parent ${field} getter throws, naming the field`, async () => {
+      const host = await createDriverHost()
+      const parent = parentWith(host, { [field]: throwing(`no ${field}`) })
+      const error = await asyncRejectionOf(() => host.root.inprocessRun.spawn(host.request({ parent })))
+      expect(error).to.be.instanceOf(TypeError)
+      expect(error.message).to.equal(`subagent request parent.${field} could not be read: no ${field}`)
+      expect(host.root.agents.list()).to.have.length(1)
+    })
+  }
+
+  for (const field of ['header', 'events'] as const) {
+    it(`rejects a spawn whose parent session ${field} getter throws, naming the field`, async () => {
+      const host = await createDriverHost()
+      const { header, events } = host.parent.session
+      const session = Object.defineProperty({ header, events }, field, throwing(`no ${field}`))
+      const parent = parentWith(host, { session: { value: session } })
+      const error = await asyncRejectionOf(() => host.root.inprocessRun.spawn(host.request({ parent })))
+      expect(error.message).to.equal(`subagent request parent.session.${field} could not be read: no ${field}`)
+    })
+  }
+
+  it('rejects a parent whose header delegationDepth getter throws, naming the field', async () => {
+    const host = await createDriverHost()
+    const header = Object.defineProperty({ ...host.parent.session.header }, 'delegationDepth', throwing('no depth'))
+    const parent = parentWith(host, { session: { value: { header, events: host.parent.session.events } } })
+    const error = await asyncRejectionOf(() => host.root.inprocessRun.spawn(host.request({ parent })))
+    expect(error.message).to.equal('subagent request parent.session.header.delegationDepth could not be read: no depth')
+  })
+
   it('rejects a parent whose subagentDepth getter throws, naming the field', async () => {
     const host = await createDriverHost()
     const options = Object.defineProperty({}, 'subagentDepth', throwing('no depth'))
