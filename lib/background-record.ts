@@ -18,18 +18,27 @@ export interface BackgroundDeliveredData {
   runId: string
 }
 
+/** A record's `runId` and `label` when they are strings (the plugin wrote it), else `undefined`. */
+function fieldsOf(data: unknown): Partial<BackgroundStartData> | undefined {
+  if (typeof data !== 'object' || data === null) return undefined
+  const { runId, label } = data as Record<string, unknown>
+  return typeof runId === 'string' ? { runId, label: typeof label === 'string' ? label : undefined } : undefined
+}
+
 /**
  * Background runs the log started but never delivered, in start order: interrupted, when the log
- * belongs to a parent that is no longer running them (resumed after a restart, or disposed).
+ * belongs to a parent that is no longer running them (resumed after a restart, or disposed). A
+ * malformed record (a log read back from a file) is skipped. Never throws.
  */
 export function interruptedBackgroundRuns(events: readonly SessionEvent[]): BackgroundStartData[] {
   const started = new Map<string, BackgroundStartData>()
   for (const event of events) {
     if (event.type === BACKGROUND_START_EVENT) {
-      const { runId, label } = event.data as BackgroundStartData
-      started.set(runId, { runId, label })
+      const fields = fieldsOf(event.data)
+      if (fields?.runId !== undefined && fields.label !== undefined) started.set(fields.runId, { runId: fields.runId, label: fields.label })
     } else if (event.type === BACKGROUND_DELIVERED_EVENT) {
-      started.delete((event.data as BackgroundDeliveredData).runId)
+      const fields = fieldsOf(event.data)
+      if (fields?.runId !== undefined) started.delete(fields.runId)
     }
   }
   return [...started.values()]

@@ -13,6 +13,14 @@ export const MIN_MEMORY_BYTES = 1024 * 1024
  */
 export const STACK_BYTES = 256 * 1024
 
+/**
+ * Binding calls of one run that execute on the host at once; later ones wait, first in first out,
+ * for one to settle. Without a cap, a loop of un-awaited calls (`for (…) tools.x()`) starts tens of
+ * thousands of host executions (each a full tool pipeline, a child agent for `subagent`) before
+ * the time limit stops the program: memory and work the sandbox's own limits do not bound.
+ */
+export const MAX_CALLS_IN_FLIGHT = 32
+
 /** Every message a failed run can carry; each is pinned by a test. */
 export const sandboxMessages = {
   timeout: (ms: number): string => `run_code timed out after ${ms} ms`,

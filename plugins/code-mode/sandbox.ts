@@ -5,13 +5,20 @@
  * worker; binding calls cross the thread boundary as messages carrying JSON text.
  */
 import type { Worker } from 'node:worker_threads'
-import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES, sandboxMessages } from './sandbox-contract.ts'
+import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MAX_CALLS_IN_FLIGHT, MIN_MEMORY_BYTES, sandboxMessages } from './sandbox-contract.ts'
 import { SandboxPool } from './worker-pool.ts'
-import type { EncodedResult, HostMessage, SandboxOutcome, WorkerMessage } from './worker-protocol.ts'
+import type { BindingCall, EncodedResult, HostMessage, SandboxOutcome, WorkerMessage } from './worker-protocol.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { programCode } from './errors.ts'
 
-export { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES, STACK_BYTES, sandboxMessages } from './sandbox-contract.ts'
+export {
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  MAX_CALLS_IN_FLIGHT,
+  MIN_MEMORY_BYTES,
+  STACK_BYTES,
+  sandboxMessages,
+} from './sandbox-contract.ts'
 export type { SandboxOutcome } from './worker-protocol.ts'
 
 /**
@@ -71,6 +78,9 @@ class HostedRun {
   private worker!: Worker
   /** Binding calls in flight, by the worker's call number. */
   private readonly pending = new Map<number, Promise<void>>()
+  /** Calls waiting for one of the `MAX_CALLS_IN_FLIGHT` places, in arrival order (`waitingHead` next). */
+  private waiting: BindingCall[] = []
+  private waitingHead = 0
   /** Aborted when the run is stopped; handed to every binding call. */
   private readonly controller = new AbortController()
   private timer?: ReturnType<typeof setTimeout>
@@ -119,7 +129,7 @@ class HostedRun {
 
   private readonly onMessage = (message: WorkerMessage): void => {
     if (this.isFinished || message.run !== this.run) return
-    if (message.type === 'calls') for (const { call, name, args } of message.calls) this.startCall(call, name, args)
+    if (message.type === 'calls') for (const call of message.calls) this.admitCall(call)
     else if (message.type === 'started') this.startClock(message.deadline)
     else void this.finish(message.outcome, true)
   }
@@ -139,6 +149,23 @@ class HostedRun {
   /** Ends the run without the worker's word: whatever the program is doing, its thread goes. */
   private stop(error: string): void {
     void this.finish({ ok: false, error }, false)
+  }
+
+  /** Starts the call now, or once a place is free (see `MAX_CALLS_IN_FLIGHT`). */
+  private admitCall(call: BindingCall): void {
+    if (this.pending.size < MAX_CALLS_IN_FLIGHT) this.startCall(call.call, call.name, call.args)
+    else this.waiting.push(call)
+  }
+
+  /** A call settled: the first waiting one takes its place. A finished run starts none. */
+  private startWaiting(): void {
+    if (this.isFinished || this.waitingHead === this.waiting.length) return
+    const next = this.waiting[this.waitingHead++]!
+    if (this.waitingHead === this.waiting.length) {
+      this.waiting = []
+      this.waitingHead = 0
+    }
+    this.startCall(next.call, next.name, next.args)
   }
 
   private startCall(call: number, name: string, argsJson: string | undefined): void {
@@ -161,6 +188,7 @@ class HostedRun {
       settled.then((result) => {
         this.pending.delete(call)
         if (!this.isFinished) this.post({ type: 'settle', run: this.run, call, result })
+        this.startWaiting()
       }),
     )
   }
@@ -194,6 +222,9 @@ class HostedRun {
     this.worker.off('exit', this.onExit)
     if (isClean) this.pool.release(this.worker)
     else this.pool.discard(this.worker)
+    // calls still waiting for a place never start: nobody will read their results
+    this.waiting = []
+    this.waitingHead = 0
     this.controller.abort(new SubagentError('ABORTED', 'run_code ended'))
     await Promise.all(this.pending.values())
     this.resolve(outcome)

@@ -1,20 +1,30 @@
-import type { Context } from 'cordis'
+import type { Context, Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import type {} from '../inprocess-run/index.ts'
 
 /**
  * Deployment-wide depth cap (SPEC §4), applied through `subagent/prepare`. It only ever lowers the
- * effective cap; it never touches a persisted header depth. A config update restarts this plugin
- * and takes effect for the next start; running children are not touched.
+ * effective cap; it never touches a persisted header depth. A config update applies in place and
+ * takes effect for the next start; running children are not touched.
  */
 export function DepthPolicy(ctx: Context, config: DepthPolicy.Config): void {
+  let current = config
+  const own = ctx.fiber
+  // in place, not by cordis's restart: between a restart's unload and its apply no listener caps
+  // depth, and a start landing there (a fan-out in flight during a config save) would have no cap
+  ctx.on('internal/update', function (this: Fiber, next: DepthPolicy.Config, _noSave: boolean, core: () => unknown) {
+    if (this !== own) return core()
+    this.config = next
+    current = next
+    return undefined
+  } as never)
   ctx.on('subagent/prepare', (plan) => {
-    plan.capDepth(config.maxDepth)
+    plan.capDepth(current.maxDepth)
   })
   // what the model is shown, and whether it sees the delegation tool at all (SPEC §9)
   ctx.on('subagent/outlook', (outlook) => {
-    outlook.capDepth(config.maxDepth)
+    outlook.capDepth(current.maxDepth)
   })
 }
 

@@ -13,7 +13,15 @@ import { LiveTree } from './live-tree.ts'
 import { FLUSH_WINDOW_MS, InspectorServer } from './server.ts'
 
 export { readSavedSessions, skippedMessage, tornMessage } from './saved.ts'
-export { type InspectorSource, InspectorServer, LOOPBACK, refusedHostMessage } from './server.ts'
+export {
+  badTargetMessage,
+  type InspectorServerOptions,
+  type InspectorSource,
+  InspectorServer,
+  LOOPBACK,
+  MAX_UNREAD_BYTES,
+  refusedHostMessage,
+} from './server.ts'
 
 declare module 'cordis' {
   interface Context {

@@ -84,15 +84,30 @@ export class LiveTree implements InspectorSource {
     const fresh = this.#fresh
     this.#fresh = []
     for (const session of fresh) {
-      if (this.#views.has(session.id)) continue
-      const view = viewOfHeader(session.header)
+      // the same session tracked twice
+      if (this.#logs.get(session.id) === session.events) continue
+      let view = this.#views.get(session.id)
+      if (view) {
+        // an agent resumed after its disposal: its new session replaces the old one, whose events
+        // must not be folded into the view again
+        this.#forgetLive(session.id)
+        Object.assign(view, viewOfHeader(session.header))
+      } else {
+        view = viewOfHeader(session.header)
+        this.#views.set(session.id, view)
+      }
       const seedLength = session.header.seedLength ?? 0
-      this.#views.set(session.id, view)
       this.#logs.set(session.id, session.events)
       // folded from 0 by the loop over `#live` in this same fold
       this.#live.push({ session, view, seedLength, folded: 0 })
       this.#changed.add(view)
     }
+  }
+
+  /** Stops folding the session with this id that is being watched, if any (a rare path: a resume). */
+  #forgetLive(id: string): void {
+    const index = this.#live.findIndex((watched) => watched.session.id === id)
+    if (index >= 0) this.#live.splice(index, 1)
   }
 
   #applySettled(): void {

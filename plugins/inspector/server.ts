@@ -35,6 +35,17 @@ export const FLUSH_WINDOW_MS = 50
 /** The body of a refused request (status 403). */
 export const refusedHostMessage = (host: string) => `the inspector answers only on ${LOOPBACK}; Host "${host}" refused\n`
 
+/** The body of a request whose target is not a URL path (status 400). */
+export const badTargetMessage = 'the inspector could not read the request target\n'
+
+/** Bytes an event-stream client may leave unread before the server cuts it off (default). */
+export const MAX_UNREAD_BYTES = 64 * 1024 * 1024
+
+export interface InspectorServerOptions {
+  /** A client with more than this many bytes written to it and not yet read is disconnected. */
+  maxUnreadBytes?: number
+}
+
 /** Emits `client-closed` (with the count left) whenever an event-stream client goes away. */
 export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining: number] }> {
   readonly #server: Server
@@ -45,8 +56,15 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
   // changes agents thousands of times a second, and an agent changed twice is sent once
   #ticker: NodeJS.Timeout | undefined
 
-  constructor(private readonly source: InspectorSource, private readonly title: string) {
+  readonly #maxUnreadBytes: number
+
+  constructor(
+    private readonly source: InspectorSource,
+    private readonly title: string,
+    options: InspectorServerOptions = {},
+  ) {
     super()
+    this.#maxUnreadBytes = options.maxUnreadBytes ?? MAX_UNREAD_BYTES
     this.#server = createServer((request, response) => this.#handle(request, response))
   }
 
@@ -83,6 +101,13 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     for (const [client, state] of this.#clients) {
       if (client.destroyed || client.writableEnded) {
         this.#forget(client)
+        continue
+      }
+      // a client that stopped reading (a suspended process, a frozen tab) would have the host buffer
+      // every later frame for it, without end: it is cut off instead (its 'close' forgets it), and a
+      // page's EventSource reconnects to a fresh snapshot
+      if (client.writableLength > this.#maxUnreadBytes) {
+        client.destroy()
         continue
       }
       let frames = agents
@@ -122,7 +147,14 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
       response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(refusedHostMessage(String(host ?? '')))
       return
     }
-    const url = new URL(request.url ?? '/', this.url)
+    // the HTTP parser lets targets through that `URL` rejects (`//[`): a throw here would be uncaught
+    // and end the host process, so it is answered like any other bad request
+    const target = request.url ?? '/'
+    if (!URL.canParse(target, this.url)) {
+      response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end(badTargetMessage)
+      return
+    }
+    const url = new URL(target, this.url)
     if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end()
     } else if (url.pathname === '/') {

@@ -9,7 +9,7 @@ import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from
 import { urlSecrets } from '../../lib/redact.ts'
 import { type AdapterLogger, redactingLogger } from './client-logger.ts'
 import { toModelRequestError } from './client-errors.ts'
-import { abortError, ContentFilterError, missingModelError, timeoutError } from './errors.ts'
+import { abortError, ContentFilterError, missingModelError, noChunksError, timeoutError } from './errors.ts'
 import { buildChatRequest, defaultTimeoutMs } from './request.ts'
 
 export interface OpenAIAdapterOptions {
@@ -117,20 +117,20 @@ async function* streamChat(
 
   try {
     arm()
-    const stream = await settings.client.chat.completions.create(buildChatRequest(request, model), {
-      signal: controller.signal,
-    })
+    const { data: stream, response } = await settings.client.chat.completions
+      .create(buildChatRequest(request, model), { signal: controller.signal })
+      .withResponse()
     disarm()
     const chunks = stream[Symbol.asyncIterator]()
+    let hasChunk = false
     for (;;) {
       arm()
       const next = await chunks.next()
       disarm()
       if (next.done) break
+      hasChunk = true
       const chunk = next.value
-      if (chunk.usage) {
-        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens }
-      }
+      if (chunk.usage) usage = usageOf(chunk.usage) ?? usage
       const choice = chunk.choices?.find((candidate) => candidate.index === 0) ?? chunk.choices?.[0]
       if (!choice) continue
       const delta = choice.delta
@@ -154,6 +154,9 @@ async function* streamChat(
     }
     // the client ends an aborted stream quietly, so an early end must be checked here
     if (signal.aborted || timedOut) throw fail(undefined)
+    // a 200 that is no stream (a JSON error, a proxy's page, a server ignoring `stream`) parses as
+    // an empty one: finishing it would pass a failed request off as an empty answer
+    if (!hasChunk) throw noChunksError(response.headers.get('content-type'))
     yield* flushToolCalls()
     const reason = finishReason(reported, emittedCalls)
     yield usage ? { type: 'finish', reason, usage } : { type: 'finish', reason }
@@ -165,6 +168,23 @@ async function* streamChat(
     // closes the connection when the consumer stops early or the request failed
     controller.abort()
   }
+}
+
+/** A count as the host accepts it (a non-negative finite number), else `undefined`. */
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+/**
+ * The usage a chunk reports. Servers and proxies leave a count out or send `null`: the host
+ * would fail the whole turn on such a usage, losing a complete answer, so a count that cannot be
+ * read is 0, and a usage with neither count readable is no usage (`undefined`).
+ */
+function usageOf(reported: { prompt_tokens?: unknown; completion_tokens?: unknown }): Usage | undefined {
+  const inputTokens = tokenCount(reported.prompt_tokens)
+  const outputTokens = tokenCount(reported.completion_tokens)
+  if (inputTokens === undefined && outputTokens === undefined) return undefined
+  return { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 }
 }
 
 /** `length` → `max-tokens`; `tool_calls` → `tool-calls`; otherwise `tool-calls` if calls were streamed, else `stop`. */

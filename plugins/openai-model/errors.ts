@@ -56,6 +56,11 @@ export function abortError(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new DOMException('model request aborted', 'AbortError')
 }
 
+/** `model request failed: the response held no chat completion chunks (content-type "<type>")` */
+export function noChunksError(contentType: string | null): ModelRequestError {
+  return new ModelRequestError(`the response held no chat completion chunks (content-type "${shorten(contentType ?? '')}")`)
+}
+
 /** Whitespace collapsed and cut to 300 characters: server text can be long and multi-line. */
 export function shorten(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()

@@ -14,13 +14,23 @@ export const defaultTimeoutMs = 60_000
 
 /**
  * Builds the body for `model`. The system prompt becomes a leading system message (omitted when
- * empty); `tools` and `max_tokens` appear only when the request has them.
+ * empty); `tools` and `max_tokens` appear only when the request has them. Tool calls and tool
+ * results are sent only in pairs: an assistant tool call goes with the results right after its
+ * message that answer it, and a result with no such call is left out.
  */
 export function buildChatRequest(request: ModelRequest, model: string): ChatCompletionCreateParamsStreaming {
   const messages: ChatCompletionMessageParam[] = []
   if (request.system) messages.push({ role: 'system', content: request.system })
-  for (const message of request.messages) {
-    const mapped = toChatMessage(message)
+  const history = request.messages
+  // the calls of the last assistant message that have a result right after it
+  let answered: ReadonlySet<string> = new Set()
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index]!
+    if (message.role === 'assistant') answered = resultsAfter(history, index)
+    else if (message.role === 'tool') {
+      if (!answered.has(message.callId)) continue
+    } else answered = new Set()
+    const mapped = toChatMessage(message, answered)
     if (mapped) messages.push(mapped)
   }
   const body: ChatCompletionCreateParamsStreaming = {
@@ -35,11 +45,28 @@ export function buildChatRequest(request: ModelRequest, model: string): ChatComp
 }
 
 /**
- * Text blocks are joined with a newline; reasoning blocks are dropped (chat-completions has no
- * input slot for them). An assistant message with neither text nor tool calls (a usage-only
- * message) is skipped: several servers reject empty assistant turns.
+ * The call ids answered by the tool results that follow the assistant message at `index`. A turn
+ * cancelled between a step's calls leaves the calls it never ran without a result, and servers
+ * refuse an assistant message whose calls are not all answered right after it (HTTP 400, on every
+ * later request of the agent): such calls are not sent.
  */
-function toChatMessage(message: ModelMessage): ChatCompletionMessageParam | undefined {
+function resultsAfter(history: readonly ModelMessage[], index: number): Set<string> {
+  const ids = new Set<string>()
+  for (let next = index + 1; next < history.length; next++) {
+    const message = history[next]!
+    if (message.role !== 'tool') break
+    ids.add(message.callId)
+  }
+  return ids
+}
+
+/**
+ * Text blocks are joined with a newline; reasoning blocks are dropped (chat-completions has no
+ * input slot for them). An assistant message keeps the tool calls in `answered` only; one with
+ * neither text nor such calls (a usage-only message) is skipped: several servers reject empty
+ * assistant turns.
+ */
+function toChatMessage(message: ModelMessage, answered: ReadonlySet<string>): ChatCompletionMessageParam | undefined {
   if (message.role === 'tool') {
     return { role: 'tool', tool_call_id: message.callId, content: joinText(message.content) }
   }
@@ -47,7 +74,7 @@ function toChatMessage(message: ModelMessage): ChatCompletionMessageParam | unde
   const text = joinText(message.content)
   const toolCalls: ChatCompletionMessageFunctionToolCall[] = []
   for (const block of message.content) {
-    if (block.type !== 'tool-call') continue
+    if (block.type !== 'tool-call' || !answered.has(block.id)) continue
     toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } })
   }
   if (toolCalls.length === 0) return text ? { role: 'assistant', content: text } : undefined

@@ -91,6 +91,8 @@ export class TreeBudget {
       if (node) {
         // a run whose result rejected without settling leaves the count with its child
         this.#end(node)
+        // a resumed child's rebuilt reservation, which no run ticket gives back
+        node.reservation?.close()
         this.#ledger.forget(agent.id)
       }
       this.#admission.close(agent.id, disposedError)
@@ -105,16 +107,20 @@ export class TreeBudget {
   /**
    * Usage of the subtree rooted at `agent`: its own and every descendant's message tokens, model
    * requests sent, and runs started below it. Counts from when the budget first heard of the tree.
+   * Throws `TypeError` `treeBudget.usage agent must be an agent` for anything else.
    */
   usage(agent: Agent): TreeUsage {
+    assertAgent(agent, 'usage')
     return this.#ledger.nodeOf(agent).usage()
   }
 
   /**
    * What `agent`'s tree — or the reservation it lives under — has left of each limit (`Infinity`
-   * where none applies), live reservations of other subtrees excluded. Never negative.
+   * where none applies), live reservations of other subtrees excluded. Never negative. Throws
+   * `TypeError` `treeBudget.remaining agent must be an agent` for anything else.
    */
   remaining(agent: Agent): BudgetRemaining {
+    assertAgent(agent, 'remaining')
     return this.#ledger.nodeOf(agent).pool.remainingAll()
   }
 
@@ -226,6 +232,17 @@ export class TreeBudget {
     reservation?.close()
     this.#admission.release(slot)
   }
+}
+
+/** What the budget reads of an agent it may not know yet: its id, header and events. */
+function assertAgent(agent: unknown, method: 'usage' | 'remaining'): void {
+  const session = (agent as { session?: { header?: unknown; events?: unknown } } | null | undefined)?.session
+  const isAgent =
+    typeof (agent as { id?: unknown } | null | undefined)?.id === 'string' &&
+    typeof session?.header === 'object' &&
+    session.header !== null &&
+    Array.isArray(session.events)
+  if (!isAgent) throw new TypeError(`treeBudget.${method} agent must be an agent`)
 }
 
 function disposedError(parentId: string): AgentDisposedError {

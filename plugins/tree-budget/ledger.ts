@@ -23,7 +23,10 @@ export class BudgetNode implements TreeUsage, RunTicket {
   holder: Agent | undefined = undefined
   /** The parent's lane whose slot the run holds, while it does. */
   slot: Lane | undefined = undefined
-  /** The run's own reservation pool, when its request carried `budget`. */
+  /**
+   * The run's own reservation pool, when its request carried `budget`; for a resumed child of a
+   * live parent, the reservation rebuilt from its grant record (no ticket: closed at its disposal).
+   */
   reservation: Pool | undefined = undefined
   /** The reservation as requested, for the grant record. */
   reserved: BudgetReservation | undefined = undefined
@@ -219,9 +222,14 @@ export class Ledger {
       }
       node = new BudgetNode(agent.id, parent, pool, this.end)
       addUsage(node, record.usage)
+      // a reservation rebuilt under a live parent holds part of that parent's tree back: it goes
+      // back when the child is disposed (see `TreeBudget`), no run ticket does it
+      if (parent && pool !== parent.pool) node.reservation = pool
     }
     // only a live agent's node is kept: nothing would ever drop another one
     if (this.liveAgent(agent.id) === agent) this.#nodes.set(agent.id, node)
+    // a disposed agent's figures, read again: its rebuilt reservation must not hold anything back
+    else node.reservation?.close()
     return node
   }
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { runSandboxed, type SandboxBinding, sandboxMessages } from '../../plugins/code-mode/sandbox.ts'
+import { MAX_CALLS_IN_FLIGHT, runSandboxed, type SandboxBinding, sandboxMessages } from '../../plugins/code-mode/sandbox.ts'
 import '../support/unhandled.ts'
 
 const MiB = 1024 * 1024
@@ -116,6 +116,31 @@ describe('runSandboxed', () => {
       const outcome = await runSandboxed({ code: 'await Promise.all([tools.probe(), tools.probe()]); return "both"', bindings: { probe } })
       expect(outcome).to.deep.equal({ ok: true, value: 'both' })
       expect(seen).to.deep.equal([2, 2])
+    })
+
+    it(`runs at most ${MAX_CALLS_IN_FLIGHT} binding calls of a run at once and starts the rest as earlier ones settle`, async () => {
+      const { binding, calls } = heldBinding()
+      let isOpen = false
+      let capReached!: () => void
+      const reached = new Promise<void>((resolve) => (capReached = resolve))
+      const wait: SandboxBinding = (args, signal) => {
+        if (isOpen) return Promise.resolve(args)
+        const pending = binding(args, signal)
+        if (calls.length === MAX_CALLS_IN_FLIGHT) capReached()
+        return pending
+      }
+      const total = MAX_CALLS_IN_FLIGHT + 8
+      const running = runSandboxed({
+        code: `return (await Promise.all(Array.from({ length: ${total} }, (_, i) => tools.wait(i)))).length`,
+        bindings: { wait },
+      })
+      await reached
+      // one more host turn: every call the program started together reached the host in one message
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(calls).to.have.length(MAX_CALLS_IN_FLIGHT)
+      isOpen = true
+      for (const call of calls) call.resolve(call.args)
+      expect(await running).to.deep.equal({ ok: true, value: total })
     })
 
     it('runs binding calls one after another when the program awaits each in turn', async () => {

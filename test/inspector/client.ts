@@ -2,6 +2,7 @@
  * A minimal event-stream client over node:http for inspector tests: reads frames as they arrive.
  */
 import { get, type IncomingMessage } from 'node:http'
+import { connect, type Socket } from 'node:net'
 
 export interface Frame {
   event: string
@@ -79,4 +80,31 @@ export function fetchWithHost(url: string, path: string, host: string): Promise<
     })
     request.on('error', reject)
   })
+}
+
+/**
+ * Sends `head` (an HTTP/1.0 request line and headers, without the blank line) over a plain socket, so a
+ * target `http.get` would refuse to send reaches the server; resolves with the whole reply text.
+ */
+export function sendRaw(url: string, head: string): Promise<string> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname)
+    let reply = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (reply += chunk))
+    socket.on('end', () => resolve(reply))
+    socket.on('error', reject)
+    socket.end(`${head}\r\n\r\n`)
+  })
+}
+
+/** Opens `path` over a plain socket and never reads the reply: a client that stopped reading. */
+export function openStalled(url: string, path: string): Socket {
+  const { hostname, port, host } = new URL(url)
+  const socket = connect(Number(port), hostname)
+  socket.pause()
+  socket.on('error', () => undefined)
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`)
+  return socket
 }

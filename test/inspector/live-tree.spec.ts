@@ -102,6 +102,21 @@ describe('LiveTree', () => {
     expect(tree.events('kid')).to.have.length(4)
   })
 
+  it("shows an agent resumed after its disposal from its new session, the old session's events left out", () => {
+    const first = track(session('kid'))
+    turn(first, 'completed')
+    published.delete(first)
+    // resumed in the same window the old session was disposed in: both are folded in one read
+    const resumed = track(session('kid'))
+    turn(resumed, 'aborted')
+    resumed.append('turn/start', { turn: 2, trigger: 'message' })
+    first.append('turn/start', { turn: 2, trigger: 'message' })
+    expect(tree.agents().map((view) => [view.id, view.status, view.stopReason, view.usage.inputTokens])).to.deep.equal([
+      ['kid', 'running', 'aborted', 4],
+    ])
+    expect(tree.events('kid')).to.equal(resumed.events)
+  })
+
   it('shows a session tracked twice once', () => {
     const root = track(session('root'))
     tree.track(root)

@@ -1,8 +1,8 @@
 import { expect } from 'chai'
 import type { AgentView } from '../../lib/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
-import { type InspectorSource, InspectorServer, refusedHostMessage } from '../../plugins/inspector/index.ts'
-import { fetchWithHost, openStream } from './client.ts'
+import { badTargetMessage, type InspectorSource, InspectorServer, refusedHostMessage } from '../../plugins/inspector/index.ts'
+import { fetchWithHost, openStalled, openStream, sendRaw } from './client.ts'
 import '../support/unhandled.ts'
 
 function view(id: string, parentId?: string): AgentView {
@@ -157,5 +157,33 @@ describe('InspectorServer', () => {
     const found = await fetchWithHost(url, '/transcript?id=a', host)
     expect(JSON.parse(found.body)).to.deep.equal(events.a)
     expect((await fetchWithHost(url, '/transcript?id=zzz', host)).status).to.equal(404)
+  })
+
+  it('answers 400 to a request target that is not a URL path and keeps serving', async () => {
+    server = new InspectorServer(source([view('a')]), 'test')
+    const url = await server.listen(0)
+    const host = new URL(url).host
+    const reply = await sendRaw(url, `GET //[ HTTP/1.0\r\nHost: ${host}`)
+    expect(reply.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request')
+    expect(reply.slice(reply.indexOf('\r\n\r\n') + 4)).to.equal(badTargetMessage)
+    expect((await fetchWithHost(url, '/', host)).status).to.equal(200)
+  })
+
+  it('disconnects a client that leaves more than maxUnreadBytes unread and keeps serving the others', async () => {
+    const text = 'x'.repeat(1024 * 1024)
+    const events = Array.from({ length: 12 }, (_, seq): SessionEvent => ({ seq, type: 'assistant/delta', data: { turn: 1, step: 1, text } }))
+    const source = liveSource([view('a')])
+    source.live.events = (id) => (id === 'a' ? events : undefined)
+    server = new InspectorServer(source.live, 'test', { maxUnreadBytes: 1024 * 1024 })
+    const url = await server.listen(0)
+    const reading = await openStream(url)
+    await reading.next('snapshot')
+    const forgotten = new Promise((resolve) => server.once('client-closed', resolve))
+    const stalled = openStalled(url, '/events?follow=a')
+    expect(await forgotten).to.equal(1)
+    source.change(view('late'))
+    expect(((await reading.next('agent')).data as AgentView).id).to.equal('late')
+    stalled.destroy()
+    reading.disconnect()
   })
 })

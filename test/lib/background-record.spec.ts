@@ -30,6 +30,17 @@ describe('interruptedBackgroundRuns', () => {
     ])
   })
 
+  it('skips malformed records (a log read from a file) instead of throwing', () => {
+    const events = log(
+      [BACKGROUND_START_EVENT, null],
+      [BACKGROUND_START_EVENT, { runId: 7, label: 'a' }],
+      [BACKGROUND_START_EVENT, { runId: 'r1', label: 'kept' }],
+      [BACKGROUND_DELIVERED_EVENT, null],
+      [BACKGROUND_DELIVERED_EVENT, 'r1'],
+    )
+    expect(interruptedBackgroundRuns(events)).to.deep.equal([{ runId: 'r1', label: 'kept' }])
+  })
+
   it('finds nothing in a log without background runs', () => {
     expect(interruptedBackgroundRuns(log(['turn/start', { turn: 1 }], ['turn/end', { turn: 1 }]))).to.deep.equal([])
   })

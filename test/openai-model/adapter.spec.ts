@@ -211,6 +211,53 @@ describe('openai-model adapter', () => {
       ])
     })
 
+    it('leaves out a tool call the history holds no result for (a step cancelled between its calls)', async () => {
+      const adapter = await serve(answer([finishChunk('stop')]))
+      const readFile = (id: string) => ({ type: 'tool-call' as const, id, name: 'read_file', arguments: '{}' })
+      await collect(
+        adapter.stream(
+          makeRequest({
+            messages: [
+              { role: 'user', content: [{ type: 'text', text: 'go' }] },
+              { role: 'assistant', content: [{ type: 'text', text: 'Reading both.' }, readFile('call_a'), readFile('call_b')] },
+              { role: 'tool', callId: 'call_a', name: 'read_file', isError: false, content: [{ type: 'text', text: 'A' }] },
+              { role: 'user', content: [{ type: 'text', text: 'again' }] },
+            ],
+          }),
+        ),
+      )
+      expect(server!.requests[0]!.body.messages).to.deep.equal([
+        { role: 'user', content: 'go' },
+        {
+          role: 'assistant',
+          content: 'Reading both.',
+          tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_a', content: 'A' },
+        { role: 'user', content: 'again' },
+      ])
+    })
+
+    it('leaves out an assistant message whose every call went unanswered, and a tool result no call of it precedes', async () => {
+      const adapter = await serve(answer([finishChunk('stop')]))
+      await collect(
+        adapter.stream(
+          makeRequest({
+            messages: [
+              { role: 'user', content: [{ type: 'text', text: 'go' }] },
+              { role: 'assistant', content: [{ type: 'tool-call', id: 'call_a', name: 'now', arguments: '{}' }] },
+              { role: 'user', content: [{ type: 'text', text: 'again' }] },
+              { role: 'tool', callId: 'call_a', name: 'now', isError: false, content: [{ type: 'text', text: 'late' }] },
+            ],
+          }),
+        ),
+      )
+      expect(server!.requests[0]!.body.messages).to.deep.equal([
+        { role: 'user', content: 'go' },
+        { role: 'user', content: 'again' },
+      ])
+    })
+
     it('omits the system message when the system prompt is empty', async () => {
       const adapter = await serve(answer([finishChunk('stop')]))
       await collect(adapter.stream(makeRequest({ system: '' })))

@@ -4,9 +4,9 @@ import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
 import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import { createOpenAIAdapter } from '../../plugins/openai-model/adapter.ts'
-import { ContentFilterError } from '../../plugins/openai-model/errors.ts'
+import { ContentFilterError, ModelRequestError } from '../../plugins/openai-model/errors.ts'
 import { OpenAIModel } from '../../plugins/openai-model/index.ts'
-import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
+import { type ChatServer, finishChunk, sendError, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
 
 const apiKey = 'sk-stream-faults-5d1e'
 const filtered = "model request failed: the provider's content filter stopped the answer"
@@ -73,6 +73,72 @@ describe('openai-model adapter: stream faults', () => {
     expect((error as ContentFilterError).code).to.equal('CONTENT_FILTERED')
     expect((error as Error).message).to.equal(filtered)
   })
+
+  it('fails a 200 response whose JSON body holds no stream instead of finishing with an empty answer', async () => {
+    server = await startChatServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'overloaded' } }))
+    })
+    const { parts, error } = await collect(createOpenAIAdapter({ baseURL: server.baseURL, apiKey }).stream(makeRequest()))
+    expect(parts).to.deep.equal([])
+    expect(error).to.be.instanceOf(ModelRequestError)
+    expect((error as ModelRequestError).message).to.equal(
+      'model request failed: the response held no chat completion chunks (content-type "application/json")',
+    )
+  })
+
+  it('fails an event stream that ends before its first chunk', async () => {
+    const { parts, error } = await streamOf([])
+    expect(parts).to.deep.equal([])
+    expect((error as Error).message).to.equal(
+      'model request failed: the response held no chat completion chunks (content-type "text/event-stream")',
+    )
+  })
+
+  it('finishes without usage when the usage chunk holds no token count it can read', async () => {
+    const { parts, error } = await streamOf([textChunk('ok'), finishChunk('stop'), partialUsageChunk({ total_tokens: 7 })])
+    expect(error).to.equal(undefined)
+    expect(parts).to.deep.equal([
+      { type: 'text-delta', text: 'ok' },
+      { type: 'finish', reason: 'stop' },
+    ])
+  })
+})
+
+/** A usage-only chunk whose `usage` is `usage` verbatim: servers and proxies leave counts out or null. */
+function partialUsageChunk(usage: { [key: string]: number | null }) {
+  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices: [], usage }
+}
+
+describe('OpenAIModel: a usage chunk with a count missing', () => {
+  let root: Context
+  let host: ReturnType<Context['plugin']>
+  let server: ChatServer | undefined
+
+  beforeEach(async () => {
+    root = new Context()
+    host = root.plugin(Host, { maxSteps: 8 } as Host.Config)
+    await host
+  })
+
+  afterEach(async () => {
+    await host.dispose()
+    await server?.close()
+    server = undefined
+  })
+
+  it('completes the turn with its answer, counting the missing count as 0', async () => {
+    const usage = partialUsageChunk({ prompt_tokens: 12, completion_tokens: null })
+    server = await startChatServer((_request, response) => sendStream(response, [textChunk('the answer'), finishChunk('stop'), usage]))
+    await root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
+    const { agent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const tail = agent.session.events.slice(-2).map((event) => event.data)
+    expect(tail).to.deep.equal([
+      { turn: 1, step: 1, content: [{ type: 'text', text: 'the answer' }], usage: { inputTokens: 12, outputTokens: 0 } },
+      { turn: 1, reason: { kind: 'completed' } },
+    ])
+  })
 })
 
 describe('OpenAIModel: a content_filter finish in a run', () => {
@@ -116,5 +182,72 @@ describe('OpenAIModel: a content_filter finish in a run', () => {
     expect(result.stopReason).to.equal('error')
     expect(result.diagnostic).to.equal(`the child turn failed: ${filtered} (CONTENT_FILTERED)`)
     await run.dispose()
+  })
+})
+
+/** What OpenAI answers (HTTP 400) when an assistant message's tool calls are not all answered right after it. */
+const unansweredCalls = "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'."
+
+type ChatMessage = { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }
+
+/** True when every assistant tool call is answered by the tool messages right after it, as OpenAI requires. */
+function pairsEveryCall(messages: ChatMessage[]): boolean {
+  return messages.every((message, index) => {
+    const answered = new Set<string>()
+    for (let next = index + 1; messages[next]?.role === 'tool'; next++) answered.add(messages[next]!.tool_call_id!)
+    return (message.tool_calls ?? []).every((call) => answered.has(call.id))
+  })
+}
+
+describe('OpenAIModel: the turn after a step cancelled between its tool calls', () => {
+  let root: Context
+  let host: ReturnType<Context['plugin']>
+  let server: ChatServer | undefined
+
+  beforeEach(async () => {
+    root = new Context()
+    host = root.plugin(Host, { maxSteps: 8 } as Host.Config)
+    await host
+  })
+
+  afterEach(async () => {
+    await host.dispose()
+    await server?.close()
+    server = undefined
+  })
+
+  it('completes: the next request holds no call that was never run', async () => {
+    server = await startChatServer((request, response) => {
+      const messages = request.body.messages as ChatMessage[]
+      if (!pairsEveryCall(messages)) return sendError(response, 400, { error: { message: unansweredCalls } })
+      if (messages.length === 1) {
+        return sendStream(response, [
+          toolChunk([{ index: 0, id: 'call_a', name: 'lookup', arguments: '{}' }, { index: 1, id: 'call_b', name: 'lookup', arguments: '{}' }]),
+          finishChunk('tool_calls'),
+        ])
+      }
+      sendStream(response, [textChunk('still here'), finishChunk('stop')])
+    })
+    await root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
+    const { agent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    // the first call's body cancels the turn: the second call of the step never runs
+    root.tools.register({
+      name: 'lookup',
+      description: 'Looks something up.',
+      parameters: { type: 'object' },
+      execute: () => {
+        agent.cancel({ kind: 'user' })
+        return 'found'
+      },
+    })
+    agent.followup('look both up')
+    await agent.whenIdle()
+    agent.followup('and now?')
+    await agent.whenIdle()
+    const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
+    expect(ends).to.deep.equal([
+      { turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } },
+      { turn: 2, reason: { kind: 'completed' } },
+    ])
   })
 })

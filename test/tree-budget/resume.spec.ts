@@ -100,5 +100,39 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     await handle.dispose()
     await host.end()
   })
-})
 
+  /** A parent and its settled, disposed child that spent 5 of a 30-token reservation; files flushed. */
+  async function reservedChild(host: FilesHost) {
+    const parent = await host.agent()
+    host.scripted.push({ text: 'child', usage: { inputTokens: 3, outputTokens: 2 } })
+    const run = await host.root.inprocessRun.spawn({ parent, prompt: 'task', signal: new AbortController().signal, budget: { tokens: 30 } })
+    await run.result
+    await run.dispose()
+    await host.files.flush()
+    return { parent, child: run.agent }
+  }
+
+  it("gives the tree back a resumed child's reservation when the child is disposed", async () => {
+    const host = await budgetProcess(dir, { maxTokens: 100 })
+    const { parent, child } = await reservedChild(host)
+    expect(host.root.treeBudget.remaining(parent).tokens).to.equal(95)
+    const handle = await host.root.agents.resume(child.id, { owner: parent, agentOptions: scriptedOptions })
+    host.scripted.push({ text: 'again', usage: { inputTokens: 1, outputTokens: 1 } })
+    handle.agent.followup('more')
+    await handle.agent.whenIdle()
+    // 23 of the reservation stay held for the live child
+    expect(host.root.treeBudget.remaining(parent).tokens).to.equal(70)
+    await handle.dispose()
+    expect(host.root.treeBudget.remaining(parent).tokens).to.equal(93)
+    await host.end()
+  })
+
+  it("holds nothing back from the tree when a disposed child's figures are read", async () => {
+    const host = await budgetProcess(dir, { maxTokens: 100 })
+    const { parent, child } = await reservedChild(host)
+    expect(host.root.treeBudget.remaining(child).tokens).to.equal(25)
+    expect(host.root.treeBudget.remaining(child).tokens).to.equal(25)
+    expect(host.root.treeBudget.remaining(parent).tokens).to.equal(95)
+    await host.end()
+  })
+})

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import type { Agent } from '../../lib/types.ts'
 import type { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import type { TestHost } from '../support/harness.ts'
 import { createBudgetFixture } from './fixture.ts'
@@ -67,6 +68,19 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
     expect([result.stopReason, result.treeUsage]).to.deep.equal(['error', { inputTokens: 7, outputTokens: 1 }])
     await run.dispose()
   })
+
+  for (const [what, value] of [
+    ['undefined', undefined],
+    ['an object without a session', { id: 'x' }],
+    ['a session without a header', { id: 'x', session: { events: [] } }],
+  ] as const) {
+    it(`rejects usage() and remaining() of ${what} with a TypeError naming the argument`, async () => {
+      const { budget } = await createBudgetFixture()
+      const notAnAgent = value as unknown as Agent
+      expect(() => budget.usage(notAnAgent)).to.throw(TypeError, /^treeBudget\.usage agent must be an agent$/)
+      expect(() => budget.remaining(notAnAgent)).to.throw(TypeError, /^treeBudget\.remaining agent must be an agent$/)
+    })
+  }
 
   it('shows absent limits as Infinity and counts the root itself', async () => {
     const fixture = await createBudgetFixture({ budget: { maxTokens: 50 } })
