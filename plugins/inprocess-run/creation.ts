@@ -47,7 +47,7 @@ export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean
 }
 
 /**
- * Persona, inherited ceiling and tool filter, registered through the child's own context so they
+ * Persona, inherited ceiling and guards, and tool filter, registered through the child's own context so they
  * are scoped to it and vanish with it. Restrictions compose (a tool must pass each), so the filter
  * can only narrow the ceiling. An unknown tool name in the filter throws and so rolls the creation back.
  */
@@ -59,6 +59,9 @@ export function applyRequestScope(child: Agent, plan: StartPlan): void {
     const tools = child.ctx.tools
     // a tool unregistered since the snapshot is hidden anyway, and must not fail the start
     tools.restrict({ allow: inherited.filter((name) => tools.get(name) !== undefined) })
+    // the parent's guards meet the child's calls too: a model never reaches through a child a
+    // call it was denied (SPEC §8.3). Each sees the child's execution, as the child's own would
+    for (const guard of plan.inheritedGuards ?? []) tools.guard(guard)
   }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
 }

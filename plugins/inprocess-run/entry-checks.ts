@@ -6,7 +6,7 @@ import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
-import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, Usage } from '../../lib/types.ts'
+import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
@@ -27,6 +27,8 @@ export class StartPlan implements SubagentPlan {
   declare readonly childId: string
   /** With `inheritRestrictions`: the global tools the parent saw at entry, the child's ceiling. */
   declare inheritedTools?: readonly string[]
+  /** With `inheritRestrictions`: the guards of the parent's own context at entry, the child's too. */
+  declare inheritedGuards?: readonly ToolGuard[]
   /** Claimed capability fields and their validators; made on the first claim. */
   declare claims?: Map<string, (() => void) | undefined>
   #depthCap: number
@@ -47,6 +49,7 @@ export class StartPlan implements SubagentPlan {
     this.seed = seed
     this.childId = flatUuid()
     this.inheritedTools = undefined
+    this.inheritedGuards = undefined
     this.claims = undefined
     this.#depthCap = request.maxDepth ?? Number.POSITIVE_INFINITY
   }
@@ -265,14 +268,17 @@ export function checkCapabilities(plan: StartPlan): void {
 }
 
 /**
- * SPEC §8.3, after step 6: records the global tools the parent sees now as the child's ceiling.
+ * SPEC §8.3, after step 6: records the global tools the parent sees now as the child's ceiling, and
+ * the guards of the parent's own context as the child's (a guard denies a call where `restrict`
+ * hides a tool; both are the parent's restrictions, so a child may not get past either).
  * Throws `TypeError` `subagent tool "<name>" is not available to the parent` for a
  * `toolFilter.allow` name outside it (unknown names included): a filter may only narrow.
  */
-export function inheritRestrictions(plan: StartPlan, parentTools: readonly string[]): void {
+export function inheritRestrictions(plan: StartPlan, parentTools: readonly string[], parentGuards: readonly ToolGuard[]): void {
   const visible = new Set(parentTools)
   for (const name of plan.request.toolFilter?.allow ?? []) {
     if (!visible.has(name)) throw new TypeError(`subagent tool "${name}" is not available to the parent`)
   }
   plan.inheritedTools = parentTools
+  plan.inheritedGuards = parentGuards
 }

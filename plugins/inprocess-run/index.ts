@@ -142,7 +142,9 @@ export class InProcessRun {
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       checkDepthCap(plan)
       checkCapabilities(plan)
-      if (request.inheritRestrictions) inheritRestrictions(plan, this.tools.visibleGlobals(request.parent))
+      if (request.inheritRestrictions) {
+        inheritRestrictions(plan, this.tools.visibleGlobals(request.parent), this.tools.guardsOf(request.parent))
+      }
       const run = dispatch.has('subagent/admit') ? this.createAfterAdmitHook(plan) : this.create(plan)
       // the type rests on StructuredOutput: only a value valid against the schema is committed
       return run as Promise<SubagentRun<StructuredOf<S>>>

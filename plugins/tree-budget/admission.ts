@@ -53,10 +53,13 @@ export class Admission {
   }
 
   /**
-   * Waits in `lane`'s line for a slot, in line order. An abort while waiting rejects with
-   * `abortError(signal)` and leaves the line. Give the slot back with `release(lane)`, once.
+   * Waits in `lane`'s line for a slot, in line order. An abort while waiting, or before (a signal
+   * already aborted never joins the line), rejects with `abortError(signal)` and leaves the line. Give the slot back with `release(lane)`, once.
    */
   wait(lane: Lane, signal: AbortSignal): Promise<void> {
+    // a listener (`subagent/prepare`, `subagent/admit`) may have aborted it already: its abort
+    // event is over, so waiting would last until a slot frees, not end at once
+    if (signal.aborted) return Promise.reject(this.abortError(signal))
     const line = (lane.line ??= new WaitingLine())
     return new Promise<void>((resolve, reject) => {
       let place: Place<Waiter> | undefined

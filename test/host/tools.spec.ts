@@ -481,6 +481,21 @@ describe('tools.guard (SPEC §1.5)', () => {
     expect(result).to.deep.equal({ isError: true, content: [{ type: 'text', text: 'Error: too dangerous' }], code: 'TOOL_DENIED' })
   })
 
+  it("lists an agent's own guards in guardsOf as a snapshot, without the global ones", async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const global = () => undefined
+    const first = () => undefined
+    const second = () => 'no'
+    s.root.tools.guard(global)
+    agent.ctx.tools.guard(first)
+    const removeSecond = agent.ctx.tools.guard(second)
+    const snapshot = s.root.tools.guardsOf(agent)
+    removeSecond()
+    expect(snapshot).to.deep.equal([first, second])
+    expect(s.root.tools.guardsOf(agent)).to.deep.equal([first])
+  })
+
   it('lets a call through when it returns undefined', async () => {
     const s = await scene()
     s.root.tools.register(tool('fine'))

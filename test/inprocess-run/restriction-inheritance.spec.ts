@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { ToolDefinition } from '../../lib/types.ts'
+import type { Agent, ToolDefinition, ToolExecution } from '../../lib/types.ts'
 import { createDriverHost, type DriverHost } from '../support/driver.ts'
 import { rejectionOf } from '../support/scene.ts'
 
@@ -12,6 +12,19 @@ async function hostWithTools(...names: string[]): Promise<DriverHost> {
   for (const name of names) host.root.tools.register(tool(name))
   return host
 }
+
+/** The `tool/result` data of `agent`'s session, in order. */
+function toolResults(agent: Agent): { name: string; isError: boolean; content: unknown }[] {
+  return agent.session.events
+    .filter((event) => event.type === 'tool/result')
+    .map((event) => {
+      const { name, isError, content } = event.data as { name: string; isError: boolean; content: unknown }
+      return { name, isError, content }
+    })
+}
+
+const denyShell = (exec: ToolExecution) => (exec.name === 'shell' ? 'shell is not for this agent' : undefined)
+const deniedShell = { name: 'shell', isError: true, content: [{ type: 'text', text: 'Error: shell is not for this agent' }] }
 
 /** Names of the tools the child's first model request carried. */
 function childTools(host: DriverHost): string[] | undefined {
@@ -114,6 +127,52 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
     await run.result
     expect(childTools(host)).to.equal(undefined)
     await run.dispose()
+  })
+
+  it("denies the child a call its parent's own guard denies, with the guard's reason", async () => {
+    const host = await hostWithTools('read', 'shell')
+    host.parent.ctx.tools.guard(denyShell)
+    host.scripted.push({ toolCalls: [{ name: 'shell', arguments: {} }] }, { text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    await run.result
+    expect(toolResults(run.agent)).to.deep.equal([deniedShell])
+    await run.dispose()
+  })
+
+  it("keeps the flat scope without inheritRestrictions: the parent's guard does not reach the child", async () => {
+    const host = await hostWithTools('read', 'shell')
+    host.parent.ctx.tools.guard(denyShell)
+    host.scripted.push({ toolCalls: [{ name: 'shell', arguments: {} }] }, { text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request())
+    await run.result
+    expect(toolResults(run.agent)).to.deep.equal([{ name: 'shell', isError: false, content: [{ type: 'text', text: 'shell' }] }])
+    await run.dispose()
+  })
+
+  it("does not widen the child when the parent's guard is lifted after the start", async () => {
+    const host = await hostWithTools('shell')
+    const lift = host.parent.ctx.tools.guard(denyShell)
+    // lifted after the entry checks took the snapshot, before the child's first call
+    host.on('subagent/setup', () => lift())
+    host.scripted.push({ toolCalls: [{ name: 'shell', arguments: {} }] }, { text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    expect(host.root.tools.guardsOf(host.parent)).to.deep.equal([])
+    await run.result
+    expect(toolResults(run.agent)).to.deep.equal([deniedShell])
+    await run.dispose()
+  })
+
+  it("passes the parent's guards on to a grandchild started with inheritRestrictions", async () => {
+    const host = await hostWithTools('shell')
+    host.parent.ctx.tools.guard(denyShell)
+    host.scripted.push('hang')
+    const child = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    host.scripted.push({ toolCalls: [{ name: 'shell', arguments: {} }] }, { text: 'grandchild' })
+    const grandchild = await host.root.inprocessRun.spawn({ ...host.request({ inheritRestrictions: true }), parent: child.agent })
+    await grandchild.result
+    expect(toolResults(grandchild.agent)).to.deep.equal([deniedShell])
+    await grandchild.dispose()
+    await child.dispose()
   })
 
   it('gives a child with inherited tools a scope of its own that leaves with it', async () => {

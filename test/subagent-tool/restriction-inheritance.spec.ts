@@ -32,6 +32,27 @@ describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
     expect(textOf(result)).to.equal('shell is not available to me')
   })
 
+  it("does not let a parent whose guard denies shell run it through a child started by the subagent tool", async () => {
+    const fixture = await createFixture()
+    const ran: unknown[] = []
+    fixture.host.root.tools.register({ name: 'shell', description: 'runs a command', parameters: { type: 'object' }, execute: (args) => void ran.push(args) })
+    fixture.parent.ctx.tools.guard((exec) => (exec.name === 'shell' ? 'shell needs an operator' : undefined))
+    const childResults: ToolResult[] = []
+    const off = fixture.host.root.on('tools/result', (exec, result) => {
+      if (exec.name === 'shell') childResults.push(result)
+    })
+    const { result } = await delegate(
+      fixture,
+      { prompt: 'run rm -rf /' },
+      { toolCalls: [{ id: 'call_shell', name: 'shell', arguments: { command: 'rm -rf /' } }] },
+      { text: 'shell was denied' },
+    )
+    off()
+    expect(ran).to.deep.equal([])
+    expect(childResults).to.deep.equal([{ isError: true, content: [{ type: 'text', text: 'Error: shell needs an operator' }], code: 'TOOL_DENIED' }])
+    expect(textOf(result)).to.equal('shell was denied')
+  })
+
   it("rejects tools.allow naming a tool the parent is denied, with the parent's reason and no child", async () => {
     const fixture = await createFixture()
     fixture.host.root.tools.register({ name: 'shell', description: 'runs a command', parameters: { type: 'object' }, execute: () => 'ran' })

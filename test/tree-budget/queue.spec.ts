@@ -47,6 +47,27 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     await first.dispose()
   })
 
+  it('rejects at once, without waiting for a slot, a start whose signal a subagent/prepare listener aborted', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const first = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latchOptions }))
+    await latch.entered('a')
+    const controller = new AbortController()
+    const off = fixture.host.root.on('subagent/prepare', (plan) => {
+      if (plan.request.signal === controller.signal) controller.abort()
+    })
+    const error = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'b', signal: controller.signal })).then(
+      () => undefined,
+      (reason: Error) => reason,
+    )
+    off()
+    expect(error?.message).to.equal('subagent request was aborted before child publication')
+    expect(fixture.host.root.agents.list().map((agent) => agent.id)).to.deep.equal([fixture.root.id, first.id])
+    latch.release('a')
+    await first.dispose()
+  })
+
   it('rejects the waiting starts of a parent that is disposed, leaving nothing', async () => {
     const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
     const latch = createLatchModel()

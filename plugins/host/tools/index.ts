@@ -255,6 +255,15 @@ export class Tools extends HostService {
     })
   }
 
+  /**
+   * The guards registered through `agent`'s own context, in registration order, as a new array: a
+   * snapshot (the global guards, which meet every call anyway, are not in it). `[]` for an agent
+   * with none, or for something that is not an agent of this host.
+   */
+  guardsOf(agent: Agent): ToolGuard[] {
+    return scopeOf(agent)?.guards?.slice() ?? []
+  }
+
   /** The schemas the agent (or a tool-less caller) sees, sorted by name. Frozen; do not mutate. */
   schemas(agent?: Agent): readonly ToolSchema[] {
     const listed = this.listed(agent)
