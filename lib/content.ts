@@ -46,23 +46,26 @@ export function textOf(content: readonly ContentBlock[], separator = '\n'): stri
   return text
 }
 
-/** A copy of a valid block with only its documented fields (extra keys may hold anything). */
+/** A copy of a block with only its documented fields (extra keys may hold anything), each read once. */
 export function copyContentBlock(block: ContentBlock): ContentBlock {
-  return block.type === 'tool-call'
-    ? { type: 'tool-call', id: block.id, name: block.name, arguments: block.arguments }
-    : { type: block.type, text: block.text }
+  const type = block.type
+  return type === 'tool-call' ? { type, id: block.id, name: block.name, arguments: block.arguments } : { type, text: block.text }
 }
 
 /**
  * Checks and copies a list of blocks; throws `TypeError` `<what> <index> <problem>` (e.g.
- * `message content block 0 text must be a string, got number`) for the first bad one.
+ * `message content block 0 text must be a string, got number`) for the first bad one. The copy is
+ * what is checked, so every field is read once: a getter cannot show the check one value and the
+ * copy another, and the copy is plain JSON (fresh blocks of strings) once it passes.
  */
 export function copyContent(blocks: readonly unknown[], what: string): ContentBlock[] {
   const copy: ContentBlock[] = new Array(blocks.length)
   for (let i = 0; i < blocks.length; i++) {
-    const problem = contentBlockProblem(blocks[i])
+    const block = blocks[i]
+    const candidate = typeof block === 'object' && block !== null && !Array.isArray(block) ? copyContentBlock(block as ContentBlock) : block
+    const problem = contentBlockProblem(candidate)
     if (problem) throw new TypeError(`${what} ${i} ${problem}`)
-    copy[i] = copyContentBlock(blocks[i] as ContentBlock)
+    copy[i] = candidate as ContentBlock
   }
   return copy
 }

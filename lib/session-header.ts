@@ -6,6 +6,7 @@ import { isNonNegativeSafeInteger } from './depth.ts'
 import { SubagentError } from './errors.ts'
 import type { SessionHeader } from './types.ts'
 
+const headerStrings = ['cwd', 'parentSession', 'label', 'callId'] as const
 const headerIntegers = ['delegationDepth', 'seedLength'] as const
 
 /**
@@ -20,7 +21,10 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
     throw new SubagentError('INVALID_SESSION', 'session header createdAt must be a finite number')
   }
   const header: Record<string, unknown> = { id: fields.id, createdAt: fields.createdAt }
-  for (const key of ['cwd', 'parentSession', 'label', 'callId'] as const) {
+  // indexed loops over shared key lists: every creation builds a header, and a `for…of` over a
+  // literal array builds the array and an iterator result per key until the JIT takes over
+  for (let i = 0; i < headerStrings.length; i++) {
+    const key = headerStrings[i]!
     if (fields[key] === undefined) continue
     if (typeof fields[key] !== 'string') {
       throw new SubagentError('INVALID_SESSION', `session header ${key} must be a string`)
@@ -33,7 +37,8 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
     }
     header.origin = fields.origin
   }
-  for (const key of headerIntegers) {
+  for (let i = 0; i < headerIntegers.length; i++) {
+    const key = headerIntegers[i]!
     if (fields[key] === undefined) continue
     if (!isNonNegativeSafeInteger(fields[key])) {
       throw new SubagentError('INVALID_SESSION', `session header ${key} must be a non-negative safe integer`)

@@ -79,7 +79,8 @@ export class ScriptedModel extends Service {
 
   constructor(ctx: Context, private readonly config: ScriptedModel.Config) {
     super(ctx, 'scripted')
-    const adapter: ModelAdapter = { stream: (request) => this.stream(request) }
+    const taker = this.taker
+    const adapter: ModelAdapter = { stream: (request) => new ScriptedStream(taker, request) }
     ctx.models.register(config.provider, adapter)
   }
 
@@ -119,10 +120,6 @@ export class ScriptedModel extends Service {
     if (entry instanceof Error) throw entry
     return entry
   }
-
-  private stream(request: ModelRequest): AsyncIterableIterator<StreamPart> {
-    return new ScriptedStream(this.taker, request)
-  }
 }
 
 /** The parts of a response that needs no waiting, in stream order. */
@@ -130,11 +127,15 @@ function partsOf(entry: ScriptedResponse): StreamPart[] {
   const parts: StreamPart[] = []
   if (entry.text) parts.push({ type: 'text-delta', text: entry.text })
   if (entry.deltas) for (const text of entry.deltas) if (text) parts.push({ type: 'text-delta', text })
-  const calls = entry.toolCalls ?? []
-  for (const call of calls) {
-    parts.push({ type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) })
+  // indexed, and no empty list for a response without calls: every model call of a benchmark runs this
+  const calls = entry.toolCalls
+  if (calls) {
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i]!
+      parts.push({ type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) })
+    }
   }
-  const reason: FinishReason = entry.finish ?? (calls.length ? 'tool-calls' : 'stop')
+  const reason: FinishReason = entry.finish ?? (calls?.length ? 'tool-calls' : 'stop')
   parts.push(entry.usage ? { type: 'finish', reason, usage: entry.usage } : { type: 'finish', reason })
   return parts
 }

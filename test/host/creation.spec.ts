@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
+import type { Context } from 'cordis'
 import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
 import { expectScopeCleared, rejectionOf, scene } from '../support/scene.ts'
 
@@ -337,6 +338,33 @@ describe('agents.create: publication (SPEC §1.3 steps 4–5)', () => {
     expect(s.root.agents.get(agent.id)).to.equal(agent)
   })
 
+  it('publishes an agent created without setup before create returns', async () => {
+    const s = await scene()
+    const created = s.create({ sessionId: 'at-once' })
+    const agent = s.root.agents.get('at-once')
+    expect(s.root.sessions.get('at-once')).to.equal(agent?.session)
+    expect((await created).agent).to.equal(agent)
+  })
+
+  it('rejects a create without setup through an unloaded plugin\'s context, leaving no agent or session', async () => {
+    const s = await scene()
+    const created: Agent[] = []
+    s.on('agent/created', (agent: Agent) => {
+      created.push(agent)
+    })
+    let pluginCtx: Context | undefined
+    const fiber = s.root.plugin({ inject: ['agents'], apply: (ctx: Context) => void (pluginCtx = ctx) })
+    await fiber
+    const agents = pluginCtx!.agents
+    await fiber.dispose()
+    const error = await rejectionOf(agents.create({ sessionId: 'late' }))
+    expect(error.message).to.equal('the context creating agent "late" was disposed before it was published')
+    expect(error.code).to.equal('CREATION_ABORTED')
+    expect(created).to.deep.equal([])
+    expect(s.root.agents.list()).to.deep.equal([])
+    expect(s.root.sessions.list()).to.deep.equal([])
+  })
+
   it('rejects an id that is already live', async () => {
     const s = await scene()
     await s.create({ sessionId: 'dup' })
@@ -369,6 +397,17 @@ describe('agent options (SPEC §1.3)', () => {
     agentOptions.maxTokens = 1
     expect(agent.options).to.deep.equal({ provider: 'scripted', model: 'test', maxTokens: 64, custom: 'kept' })
     expect(Object.isFrozen(agent.options)).to.equal(true)
+  })
+
+  it('keeps the maxSteps it checked when a getter answers differently on every read', async () => {
+    const s = await scene()
+    const answers = [4, -1, -1]
+    let reads = 0
+    const agentOptions = Object.defineProperty({}, 'maxSteps', { enumerable: true, get: () => answers[reads++] })
+    const handle = await s.root.agents.create({ agentOptions })
+    expect(handle.agent.options.maxSteps).to.equal(4)
+    expect(reads).to.equal(1)
+    await handle.dispose()
   })
 })
 

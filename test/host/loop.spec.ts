@@ -49,6 +49,45 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
     unregister()
   })
 
+  it('builds the step from the part fields it checked, reading each once', async () => {
+    const s = await scene()
+    const reads: Record<string, number> = {}
+    /** A field whose getter answers `first` once, then a function (not JSON) on every later read. */
+    function shifty<T extends object>(target: T, key: string, first: unknown): T {
+      return Object.defineProperty(target, key, {
+        enumerable: true,
+        get: () => ((reads[key] = (reads[key] ?? 0) + 1) === 1 ? first : () => 'changed'),
+      })
+    }
+    let calls = 0
+    const unregister = s.root.models.register('shifty', {
+      async *stream(): AsyncIterable<StreamPart> {
+        // the second step (after the tool ran) only finishes
+        if (calls++ === 0) {
+          yield shifty({ type: 'text-delta' }, 'text', 'steady') as StreamPart
+          yield shifty({ type: 'tool-call', id: 'c1', arguments: '{}' }, 'name', 'probe') as StreamPart
+          yield { type: 'finish', reason: 'tool-calls', usage: shifty({ inputTokens: 5 }, 'outputTokens', 2) } as StreamPart
+        } else yield { type: 'finish', reason: 'stop' }
+      },
+    })
+    s.root.tools.register({ name: 'probe', description: 'probe', parameters: { type: 'object' }, execute: () => 'done' })
+    const { agent } = await s.create({ agentOptions: { provider: 'shifty' } })
+    await runTurn(agent)
+    const message = agent.session.events.find((event) => event.type === 'assistant/message')
+    expect(message?.data).to.deep.equal({
+      turn: 1,
+      step: 1,
+      content: [
+        { type: 'text', text: 'steady' },
+        { type: 'tool-call', id: 'c1', name: 'probe', arguments: '{}' },
+      ],
+      usage: { inputTokens: 5, outputTokens: 2 },
+    })
+    expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
+    expect(reads).to.deep.equal({ text: 1, name: 1, outputTokens: 1 })
+    unregister()
+  })
+
   it('puts the finish usage on the assistant message', async () => {
     const s = await scene()
     const { agent } = await s.create()

@@ -99,6 +99,25 @@ describe('session events (SPEC §1.2)', () => {
     expect(Object.isFrozen(message)).to.equal(true)
     expect(Object.isFrozen(data.content[0])).to.equal(true)
   })
+
+  it('freezes turn/start and step/start and lets session/event observers hear them in order', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const heard: SessionEvent[] = []
+    s.on('session/event', (_session: Session, event: SessionEvent) => {
+      heard.push(event)
+    })
+    s.scripted.push({ text: 'hi' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const markers = agent.session.events.filter((event) => event.type === 'turn/start' || event.type === 'step/start')
+    expect(markers.map(({ seq, type, data }) => ({ seq, type, data }))).to.deep.equal([
+      { seq: 0, type: 'turn/start', data: { turn: 1, trigger: 'message' } },
+      { seq: 2, type: 'step/start', data: { turn: 1, step: 1 } },
+    ])
+    expect(markers.flatMap((event) => [Object.isFrozen(event), Object.isFrozen(event.data)])).to.deep.equal([true, true, true, true])
+    expect(heard).to.deep.equal(agent.session.events)
+  })
 })
 
 describe('session/event (SPEC §1.2)', () => {

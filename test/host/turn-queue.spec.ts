@@ -51,6 +51,20 @@ describe('Agent.followup (SPEC §1.3)', () => {
     expect(s.scripted.requests).to.have.length(3)
   })
 
+  it('records the block text it checked when a getter answers differently on every read', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push({ text: 'ok' })
+    let reads = 0
+    // a string to the first read, then a function (not JSON) to every later one
+    const block = Object.defineProperty({ type: 'text' }, 'text', { enumerable: true, get: () => (reads++ ? () => 'changed' : 'hello') })
+    agent.followup([block as { type: 'text'; text: string }])
+    await agent.whenIdle()
+    expect(lastOf(agent, 'user/message')).to.deep.equal({ content: [{ type: 'text', text: 'hello' }], source: { kind: 'user' } })
+    expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
+    expect(reads).to.equal(1)
+  })
+
   it('rejects content that is neither a string nor blocks, leaving the agent idle', async () => {
     const s = await scene()
     const { agent } = await s.create()

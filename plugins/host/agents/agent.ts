@@ -14,7 +14,7 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { AgentScope, kScope, scopeOf } from '../scope.ts'
+import { AgentScope, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import { type LoopServices, runTurn } from './loop.ts'
 import { TurnState } from './turn-state.ts'
@@ -82,8 +82,10 @@ export class HostAgent implements Agent {
     callerCtx: Context,
   ) {
     this[kScope] = new AgentScope(this, owner, callerCtx)
+    // a resumed or seeded session goes on counting; indexed, since a new one (most) has no events
+    const events = session.events
     let turns = 0
-    for (const event of session.events) if (event.type === 'turn/start') turns++
+    for (let i = 0; i < events.length; i++) if (events[i]!.type === 'turn/start') turns++
     this.#turns = turns
   }
 
@@ -98,13 +100,14 @@ export class HostAgent implements Agent {
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
     if (this.closed) throw new AgentDisposedError(this.id)
-    const message = { content: toContent(content), source }
+    const blocks = toContent(content)
     const current = this.#current
     if (current) {
-      ;(current.queue ??= []).push(message)
+      ;(current.queue ??= []).push({ content: blocks, source })
       return
     }
-    this.beginTurn(message, undefined)
+    // an idle agent starts at once: its message needs no queue entry
+    this.beginTurn(blocks, source, undefined)
   }
 
   whenIdle(): Promise<void> {
@@ -155,7 +158,7 @@ export class HostAgent implements Agent {
   }
 
   // `private`, not `#`: a class with #methods gives every instance a brand slot
-  private beginTurn(message: QueuedMessage, previous: AgentTurn | undefined): void {
+  private beginTurn(content: ContentBlock[], source: QueuedMessage['source'], previous: AgentTurn | undefined): void {
     this.status = 'running'
     const turn = ++this.#turns
     const state = new AgentTurn(turn)
@@ -166,20 +169,9 @@ export class HostAgent implements Agent {
       state.synced = previous.synced
     }
     this.#current = state
-    this.session.append('turn/start', { turn, trigger: 'message' })
-    this.session.append('user/message', { content: message.content, source: messageSources[message.source] })
-    const agent = this
-    const subject = {
-      agent,
-      scope: scopeOf(this),
-      session: this.session,
-      // a method, not an arrow: under tsx (keepNames) a named arrow is renamed per turn, which
-      // turns the function object into a dictionary (≈ 0.25 KB and a slow path every turn)
-      messages() {
-        return agent.messages()
-      },
-    }
-    runTurn(subject, state, this.services).then((reason) => this.endTurn(state, reason))
+    this.session.appendTurnStart(turn)
+    this.session.appendMessage('user/message', { content, source: messageSources[source] })
+    runTurn(this, state, this.services).then((reason) => this.endTurn(state, reason))
   }
 
   private endTurn(state: AgentTurn, reason: TurnEndReason): void {
@@ -189,7 +181,7 @@ export class HostAgent implements Agent {
     this.#current = undefined
     const next = state.queue?.shift()
     if (next) {
-      this.beginTurn(next, state)
+      this.beginTurn(next.content, next.source, state)
       return
     }
     this.status = 'idle'

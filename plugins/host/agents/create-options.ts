@@ -14,30 +14,38 @@ export interface CreateOptions extends CreateAgentOptions {
   owner?: Agent
 }
 
-function isPositiveSafeInteger(value: unknown): boolean {
-  return Number.isSafeInteger(value) && (value as number) > 0
-}
-
-/** Validates and freezes agent options; throws `INVALID_OPTIONS` naming the field. */
+/**
+ * Validates and freezes a copy of agent options; throws `INVALID_OPTIONS` naming the field. The
+ * copy is made first and checked: every field is read once, and what is checked is what is kept.
+ */
 export function freezeOptions(options: AgentOptions | undefined): Readonly<AgentOptions> {
   if (options === undefined) return Object.freeze({})
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new SubagentError('INVALID_OPTIONS', 'agent options must be an object')
   }
-  for (const key of ['maxTokens', 'maxSteps'] as const) {
-    if (options[key] !== undefined && !isPositiveSafeInteger(options[key])) {
-      throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a positive safe integer`)
-    }
-  }
-  for (const key of ['provider', 'model'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'string') {
-      throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a string`)
-    }
-  }
-  return Object.freeze({ ...options })
+  const copy = { ...options }
+  // named checks, not a loop over key names: every creation runs them, and named reads of one
+  // shape stay cheap in the baseline code the first few thousand creations run as
+  assertPositiveSafeInteger(copy.maxTokens, 'maxTokens')
+  assertPositiveSafeInteger(copy.maxSteps, 'maxSteps')
+  assertOptionalString(copy.provider, 'provider')
+  assertOptionalString(copy.model, 'model')
+  return Object.freeze(copy)
 }
 
-const createOptionKeys = ['owner', 'sessionId', 'header', 'seed', 'agentOptions', 'signal', 'setup'] as const
+function assertPositiveSafeInteger(value: unknown, key: 'maxTokens' | 'maxSteps'): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) {
+    throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a positive safe integer`)
+  }
+}
+
+function assertOptionalString(value: unknown, key: 'provider' | 'model'): void {
+  if (value !== undefined && typeof value !== 'string') {
+    throw new SubagentError('INVALID_OPTIONS', `agent option ${key} must be a string`)
+  }
+}
+
+type CreateOptionKey = 'owner' | 'sessionId' | 'header' | 'seed' | 'agentOptions' | 'signal' | 'setup'
 
 /**
  * A plain copy of `create`/`resume` options, each field read once. Throws a `TypeError` naming the
@@ -46,15 +54,26 @@ const createOptionKeys = ['owner', 'sessionId', 'header', 'seed', 'agentOptions'
 export function readCreateOptions(options: unknown, entry: 'create' | 'resume'): CreateOptions {
   if (options === undefined) return {}
   if (typeof options !== 'object' || options === null) throw new TypeError(`agent ${entry} options must be an object`)
-  const copy: Record<string, unknown> = {}
-  for (const key of createOptionKeys) {
-    let value: unknown
-    try {
-      value = (options as Record<string, unknown>)[key]
-    } catch (error) {
-      throw new TypeError(`agent ${entry} options ${key} could not be read: ${thrownMessage(error)}`, { cause: error })
-    }
-    if (value !== undefined) copy[key] = value
+  const from = options as CreateOptions
+  // named reads into one literal, not a loop over key names: the copy has one shape whatever was
+  // set, so every read of it downstream stays monomorphic; `key` names a getter that throws
+  let key: CreateOptionKey = 'owner'
+  try {
+    const owner = from.owner
+    key = 'sessionId'
+    const sessionId = from.sessionId
+    key = 'header'
+    const header = from.header
+    key = 'seed'
+    const seed = from.seed
+    key = 'agentOptions'
+    const agentOptions = from.agentOptions
+    key = 'signal'
+    const signal = from.signal
+    key = 'setup'
+    const setup = from.setup
+    return { owner, sessionId, header, seed, agentOptions, signal, setup }
+  } catch (error) {
+    throw new TypeError(`agent ${entry} options ${key} could not be read: ${thrownMessage(error)}`, { cause: error })
   }
-  return copy as CreateOptions
 }

@@ -10,7 +10,6 @@ import { isThenable } from '../../../lib/thenable.ts'
 import { flatUuid } from '../../../lib/uuid.ts'
 import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { scopeOf } from '../scope.ts'
-import type { SessionLog } from '../sessions/session-store.ts'
 import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
 import { type CreateOptions, freezeOptions } from './create-options.ts'
@@ -42,6 +41,29 @@ function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; 
   return { promise, settle }
 }
 
+/**
+ * Rolls back the agent of a setup that threw (or saw the signal abort), then rejects: with the
+ * signal's error when it aborted, else with `error`.
+ */
+async function rejectFailedSetup(
+  record: AgentRecord,
+  pending: PromiseLike<unknown> | undefined,
+  signal: AbortSignal | undefined,
+  error: unknown,
+): Promise<never> {
+  // the setup's later rejection has nobody left to hear it
+  if (pending) Promise.resolve(pending).catch(() => {})
+  await rollBack(record)
+  // an abort that came first wins, as in the race a returned promise meets (SPEC §1.3)
+  throw signal?.aborted ? abortError(record.agent.id, signal) : error
+}
+
+/** Rolls back an unpublished agent, then rejects with `error`. */
+async function rejectAfterRollBack(record: AgentRecord, error: unknown): Promise<never> {
+  await rollBack(record)
+  throw error
+}
+
 export interface CreationServices extends DisposalServices {
   ownership: PluginOwnership
   loop: LoopServices
@@ -70,47 +92,72 @@ export class AgentCreation {
    * naming the field, `INVALID_OPTIONS`, `INVALID_SESSION` for a taken id), with the setup's or
    * the signal's error, or `CREATION_ABORTED` when the owner went away before publication.
    */
-  async run(options: CreateOptions, ownerAgent: Agent | undefined, callerCtx: Context, stored?: StoredSession): Promise<AgentHandle> {
-    const { registry, sessions } = this.#services
-    if (typeof options !== 'object' || options === null) throw new TypeError('agent create options must be an object')
-    const { signal, setup } = options
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('agent create signal must be an AbortSignal')
-    if (setup !== undefined && typeof setup !== 'function') throw new TypeError('agent create setup must be a function')
-    const id = stored?.header.id ?? options.sessionId ?? flatUuid()
-    if (signal?.aborted) throw abortError(id, signal)
-    if (typeof id !== 'string' || !id) throw new TypeError('sessionId must be a non-empty string')
-    if (registry.has(id) || sessions.get(id)) {
-      throw new SubagentError('INVALID_SESSION', `session "${id}" already exists`)
+  run(options: CreateOptions, ownerAgent: Agent | undefined, callerCtx: Context, stored?: StoredSession): Promise<AgentHandle> {
+    // not an async function: a creation whose setup returns no promise (or that has none: every
+    // plain child, and a structured one) runs from its checks to its publication synchronously,
+    // and needs no generator nor a second promise for it
+    let record: AgentRecord
+    let owner: AgentRecord | undefined
+    let signal: AbortSignal | undefined
+    let setup: CreateOptions['setup']
+    try {
+      const { registry, sessions } = this.#services
+      if (typeof options !== 'object' || options === null) throw new TypeError('agent create options must be an object')
+      signal = options.signal
+      setup = options.setup
+      if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('agent create signal must be an AbortSignal')
+      if (setup !== undefined && typeof setup !== 'function') throw new TypeError('agent create setup must be a function')
+      const id = stored?.header.id ?? options.sessionId ?? flatUuid()
+      if (signal?.aborted) throw abortError(id, signal)
+      if (typeof id !== 'string' || !id) throw new TypeError('sessionId must be a non-empty string')
+      if (registry.has(id) || sessions.get(id)) {
+        throw new SubagentError('INVALID_SESSION', `session "${id}" already exists`)
+      }
+      const agentOptions = freezeOptions(options.agentOptions)
+      const session = stored
+        ? sessions.restore(stored.header, stored.events)
+        : sessions.build({ ...options.header, id, createdAt: Date.now() }, options.seed)
+      owner = ownerAgent ? registry.get(ownerAgent.id) : undefined
+      if (ownerAgent && owner?.agent !== ownerAgent) {
+        throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
+      }
+      const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
+      record = this.#makeRecord(agent)
+    } catch (error) {
+      return Promise.reject(error)
     }
-    const agentOptions = freezeOptions(options.agentOptions)
-    const session = stored
-      ? sessions.restore(stored.header, stored.events)
-      : sessions.build({ ...options.header, id, createdAt: Date.now() }, options.seed)
-    const owner = ownerAgent ? registry.get(ownerAgent.id) : undefined
-    if (ownerAgent && owner?.agent !== ownerAgent) {
-      throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
-    }
-    const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
-    const record = this.#makeRecord(agent)
     if (setup) {
       // a setup that finishes at once (registrations only: a structured child's) needs neither a
       // tick nor a subscription to the signal; only a returned promise is raced against it
       let pending: PromiseLike<unknown> | undefined
       try {
-        const answer = setup(agent)
+        const answer = setup(record.agent)
         if (isThenable(answer)) pending = answer
-        if (signal?.aborted) throw abortError(id, signal)
+        if (signal?.aborted) throw abortError(record.agent.id, signal)
       } catch (error) {
-        // the setup's later rejection has nobody left to hear it
-        if (pending) Promise.resolve(pending).catch(() => {})
-        await rollBack(record)
-        // an abort that came first wins, as in the race a returned promise meets (SPEC §1.3)
-        throw signal?.aborted ? abortError(id, signal) : error
+        return rejectFailedSetup(record, pending, signal, error)
       }
-      if (pending) await this.#awaitSetup(record, pending, signal)
+      if (pending) return this.#publishAfterSetup(record, pending, signal, owner, callerCtx)
     }
     try {
-      this.#publish(record, session, owner, owner ? undefined : callerCtx)
+      this.#publish(record, owner, owner ? undefined : callerCtx)
+    } catch (error) {
+      return rejectAfterRollBack(record, error)
+    }
+    return Promise.resolve(record.handle)
+  }
+
+  /** Awaits the promise a setup returned (raced against `signal`), then publishes; rolls back on any failure. */
+  async #publishAfterSetup(
+    record: AgentRecord,
+    pending: PromiseLike<unknown>,
+    signal: AbortSignal | undefined,
+    owner: AgentRecord | undefined,
+    callerCtx: Context,
+  ): Promise<AgentHandle> {
+    await this.#awaitSetup(record, pending, signal)
+    try {
+      this.#publish(record, owner, owner ? undefined : callerCtx)
     } catch (error) {
       await rollBack(record)
       throw error
@@ -147,7 +194,7 @@ export class AgentCreation {
    * Makes the agent visible. Throws, with nothing published, when the id was taken or the owner
    * (agent or plugin context) went away while setup ran.
    */
-  #publish(record: AgentRecord, session: SessionLog, owner: AgentRecord | undefined, ownerCtx?: Context): void {
+  #publish(record: AgentRecord, owner: AgentRecord | undefined, ownerCtx?: Context): void {
     const { registry, sessions, ownership, dispatcher } = this.#services
     const { agent } = record
     if (registry.has(agent.id) || sessions.get(agent.id)) {
@@ -165,7 +212,7 @@ export class AgentCreation {
       }
     }
     const scope = scopeOf(agent)
-    sessions.publish(session, scope)
+    sessions.publish(agent.session, scope)
     registry.add(record, owner)
     dispatcher.emit(scope, 'agent/created', agent)
   }

@@ -2,11 +2,15 @@
  * Ending agents: the rollback of an unpublished one and the disposal of a published one. Both
  * stop the agent's turn, dispose its cordis fiber (if it has one) and clear its scope.
  */
+import type { CancelCause } from '../../../lib/types.ts'
 import type { HookDispatcher } from '../scope.ts'
 import { scopeOf } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
 import type { HostAgent } from './agent.ts'
 import type { AgentRecord, AgentRegistry } from './registry.ts'
+
+// shared by every disposal (a cause is frozen into the turn's end): most agents are idle by then
+const disposed: CancelCause = Object.freeze({ kind: 'disposed' })
 
 /** Unties a record from the plugin that owned it, once. */
 function untie(record: AgentRecord): void {
@@ -18,7 +22,7 @@ function untie(record: AgentRecord): void {
 /** Stops the agent's turn and waits for it: the turn belongs to what is being undone. */
 async function stop(agent: HostAgent): Promise<void> {
   agent.closed = true
-  agent.cancel({ kind: 'disposed' })
+  agent.cancel(disposed)
   await agent.whenIdle()
 }
 
@@ -52,7 +56,7 @@ export interface DisposalServices {
 export async function disposeAgent(record: AgentRecord, services: DisposalServices): Promise<void> {
   const { agent } = record
   agent.closed = true
-  agent.cancel({ kind: 'disposed' })
+  agent.cancel(disposed)
   // a leaf (every plain child) skips the settling of an empty list: ≈ 0.4 KB a disposal
   const children = record.children?.size ? [...record.children].map((child) => child.handle.dispose()) : undefined
   await agent.whenIdle()

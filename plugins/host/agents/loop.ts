@@ -16,7 +16,7 @@ import type {
   Usage,
 } from '../../../lib/types.ts'
 import type { Models } from '../models/index.ts'
-import type { AgentScope, HookDispatcher } from '../scope.ts'
+import { type AgentScope, type HookDispatcher, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { SystemPrompt } from '../system-prompt/index.ts'
 import type { Tools } from '../tools/index.ts'
@@ -35,10 +35,12 @@ export interface LoopServices {
   meters: AgentMeter[]
 }
 
-/** What the loop needs from the agent it drives. */
-export interface TurnSubject {
-  readonly agent: Agent
-  readonly scope: AgentScope | undefined
+/**
+ * What the loop needs from the agent it drives: the host's agent itself, so a turn makes no
+ * subject object (nor a closure for its messages).
+ */
+export interface TurnSubject extends Agent {
+  readonly [kScope]: AgentScope
   readonly session: SessionLog
   /** Model messages for the whole session so far, synced from the log. */
   messages(): readonly ModelMessage[]
@@ -76,58 +78,58 @@ function aborted(state: TurnState): TurnEndReason {
   return { kind: 'aborted', cause: state.cause ?? { kind: 'user' } }
 }
 
-export async function runTurn(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
+/** Runs one turn's steps. Never rejects: a throw anywhere in them ends the turn `error` (or `aborted`). */
+export async function runTurn(agent: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
+  // one async layer for the whole turn: the catch is here, not in a wrapper that awaits the steps
   try {
-    return await steps(subject, state, services)
+    const { session } = agent
+    const { dispatcher, tools, meters } = services
+    const scope = agent[kScope]
+    const { turn } = state
+    const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
+    for (let step = 1; ; step++) {
+      if (state.aborted) return aborted(state)
+      if (dispatcher.has('agent/pre-step', scope)) {
+        const answer = dispatcher.waterfall<PreStepDecision | PromiseLike<PreStepDecision>>(
+          scope,
+          'agent/pre-step',
+          [agent, { turn, step }],
+          () => enter,
+        )
+        // a synchronous answer costs no tick: an always-on listener (a tree budget) is on every step
+        const decision = isThenable(answer) ? await answer : answer
+        if (state.aborted) return aborted(state)
+        if (decision?.kind === 'reject') return { kind: 'blocked' }
+        if (decision?.kind === 'budget') return budgetEnd(decision)
+      }
+      // indexed, not `for…of`: no iterator when (as mostly) no meter is installed
+      for (let i = 0; i < meters.length; i++) {
+        const stop = meters[i]!.beforeStep(agent)
+        if (stop) return budgetEnd(stop)
+      }
+      session.appendStepStart(turn, step)
+      const outcome = await callModel(agent, scope, state, services, step)
+      if (outcome.end) return outcome.end
+      const calls = outcome.calls
+      if (!calls.length) return completed
+      // tools get the signal and are awaited: one may need to clean up (the subagent tool
+      // disposes its run) before the turn ends
+      await runStepCalls(calls, { agent, session, tools, turn, step, cancellation: state })
+      if (state.aborted) return aborted(state)
+      if (dispatcher.has('agent/turn-stop', scope)) {
+        let stop = dispatcher.bail(scope, 'agent/turn-stop', agent, { turn, step })
+        // an async listener's answer is its promise: await it, so a rejection ends the turn `error`
+        // (instead of going unhandled) and a falsy resolution does not end it
+        if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
+        if (state.aborted) return aborted(state)
+        if (stop) return completed
+      }
+      if (step >= maxSteps) {
+        return { kind: 'error', error: { message: `turn exceeded maxSteps ${maxSteps}`, code: 'MAX_STEPS' } }
+      }
+    }
   } catch (error) {
     return state.aborted ? aborted(state) : failure(error)
-  }
-}
-
-async function steps(subject: TurnSubject, state: TurnState, services: LoopServices): Promise<TurnEndReason> {
-  const { agent, session } = subject
-  const { dispatcher, tools } = services
-  const { turn } = state
-  const maxSteps = agent.options.maxSteps ?? services.defaultMaxSteps
-  for (let step = 1; ; step++) {
-    if (state.aborted) return aborted(state)
-    if (dispatcher.has('agent/pre-step', subject.scope)) {
-      const answer = dispatcher.waterfall<PreStepDecision | PromiseLike<PreStepDecision>>(
-        subject.scope,
-        'agent/pre-step',
-        [agent, { turn, step }],
-        () => enter,
-      )
-      // a synchronous answer costs no tick: an always-on listener (a tree budget) is on every step
-      const decision = isThenable(answer) ? await answer : answer
-      if (state.aborted) return aborted(state)
-      if (decision?.kind === 'reject') return { kind: 'blocked' }
-      if (decision?.kind === 'budget') return budgetEnd(decision)
-    }
-    for (const meter of services.meters) {
-      const stop = meter.beforeStep(agent)
-      if (stop) return budgetEnd(stop)
-    }
-    session.append('step/start', { turn, step })
-    const outcome = await callModel(subject, state, services, step)
-    if (outcome.end) return outcome.end
-    const calls = outcome.calls
-    if (!calls.length) return completed
-    // tools get the signal and are awaited: one may need to clean up (the subagent tool
-    // disposes its run) before the turn ends
-    await runStepCalls(calls, { agent, session, tools, turn, step, cancellation: state })
-    if (state.aborted) return aborted(state)
-    if (dispatcher.has('agent/turn-stop', subject.scope)) {
-      let stop = dispatcher.bail(subject.scope, 'agent/turn-stop', agent, { turn, step })
-      // an async listener's answer is its promise: await it, so a rejection ends the turn `error`
-      // (instead of going unhandled) and a falsy resolution does not end it
-      if (typeof (stop as PromiseLike<unknown> | null)?.then === 'function') stop = await stop
-      if (state.aborted) return aborted(state)
-      if (stop) return completed
-    }
-    if (step >= maxSteps) {
-      return { kind: 'error', error: { message: `turn exceeded maxSteps ${maxSteps}`, code: 'MAX_STEPS' } }
-    }
   }
 }
 
@@ -148,40 +150,38 @@ function nameOf(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value
 }
 
-function isTokenCount(value: unknown): boolean {
+function isTokenCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0
 }
 
-/**
- * Why a stream part breaks SPEC §1.7's union, or `undefined`: session events are JSON with the
- * documented field types, so nothing an adapter yields may carry other values into them.
+/*
+ * A part is checked as it is read, each field once, against SPEC §1.7's union: session events are
+ * JSON with the documented field types, so nothing an adapter yields may carry other values into
+ * them, and what was checked is what the step's events and message are built from (they are
+ * appended without another walk).
  */
-function partProblem(part: unknown): string | undefined {
-  if (typeof part !== 'object' || part === null) return `expected an object, got ${nameOf(part)}`
-  const fields = part as Record<string, unknown>
-  switch (fields.type) {
-    case 'text-delta':
-      return typeof fields.text === 'string' ? undefined : `text-delta text must be a string, got ${nameOf(fields.text)}`
-    case 'tool-call':
-      for (const key of ['id', 'name', 'arguments']) {
-        if (typeof fields[key] !== 'string') return `tool-call ${key} must be a string, got ${nameOf(fields[key])}`
-      }
-      return undefined
-    case 'finish': {
-      const { reason, usage } = fields
-      if (reason !== 'stop' && reason !== 'tool-calls' && reason !== 'max-tokens') {
-        return `finish reason must be "stop", "tool-calls" or "max-tokens", got ${nameOf(reason)}`
-      }
-      if (usage === undefined) return undefined
-      const tokens = usage as Partial<Usage> | null
-      if (typeof tokens !== 'object' || tokens === null || !isTokenCount(tokens.inputTokens) || !isTokenCount(tokens.outputTokens)) {
-        return 'finish usage must have non-negative finite inputTokens and outputTokens'
-      }
-      return undefined
-    }
-    default:
-      return `unknown part type ${nameOf(fields.type)}`
-  }
+
+/** A `tool-call` part's call, each field read once; throws `MODEL_FAILED` naming the first bad one. */
+function readToolCall(part: Record<string, unknown>, provider: string): ToolCallBlock {
+  const id = part.id
+  if (typeof id !== 'string') throw malformed(provider, `tool-call id must be a string, got ${nameOf(id)}`)
+  const name = part.name
+  if (typeof name !== 'string') throw malformed(provider, `tool-call name must be a string, got ${nameOf(name)}`)
+  const args = part.arguments
+  if (typeof args !== 'string') throw malformed(provider, `tool-call arguments must be a string, got ${nameOf(args)}`)
+  return { type: 'tool-call', id, name, arguments: args }
+}
+
+/** A `finish` part's usage as a fresh `Usage` (each count read once), or `undefined` without one. */
+function readUsage(usage: unknown, provider: string): Usage | undefined {
+  if (usage === undefined) return undefined
+  const problem = 'finish usage must have non-negative finite inputTokens and outputTokens'
+  if (typeof usage !== 'object' || usage === null) throw malformed(provider, problem)
+  const inputTokens = (usage as Partial<Usage>).inputTokens
+  if (!isTokenCount(inputTokens)) throw malformed(provider, problem)
+  const outputTokens = (usage as Partial<Usage>).outputTokens
+  if (!isTokenCount(outputTokens)) throw malformed(provider, problem)
+  return { inputTokens, outputTokens }
 }
 
 interface ModelOutcome {
@@ -193,12 +193,13 @@ interface ModelOutcome {
 const noCalls: ModelOutcome = Object.freeze({ calls: Object.freeze([]) })
 
 async function callModel(
-  subject: TurnSubject,
+  agent: TurnSubject,
+  scope: AgentScope,
   state: TurnState,
   services: LoopServices,
   step: number,
 ): Promise<ModelOutcome> {
-  const { agent, session } = subject
+  const { session } = agent
   const { turn } = state
   const { provider, model, maxTokens } = agent.options
   if (typeof provider !== 'string' || !provider) {
@@ -213,7 +214,7 @@ async function callModel(
   }
   const system = services.systemPrompt.assemble(agent).text
   const schemas = services.tools.schemas(agent)
-  const request = new TurnModelRequest(agent, model, system, subject.messages(), schemas, maxTokens, state)
+  const request = new TurnModelRequest(agent, model, system, agent.messages(), schemas, maxTokens, state)
   // the first delta's text as it is; from the second on, every piece, joined once at the end:
   // `+=` over a long stream would leave the message's text a chain of that many string pieces
   // (32 B each), held as long as the session is
@@ -228,12 +229,13 @@ async function callModel(
   let usage: Usage | undefined
   // the last word before the send, in the same synchronous stretch: a budget counts the request
   // here (SPEC §9: when sent, whether or not it succeeds) and may still stop it
-  if (services.dispatcher.has('agent/model-request', subject.scope)) {
-    const stop = services.dispatcher.bail(subject.scope, 'agent/model-request', agent, { turn, step, provider, model })
+  const { dispatcher, meters } = services
+  if (dispatcher.has('agent/model-request', scope)) {
+    const stop = dispatcher.bail(scope, 'agent/model-request', agent, { turn, step, provider, model })
     if (isBudgetStop(stop)) return { end: budgetEnd(stop), calls: [] }
   }
-  for (const meter of services.meters) {
-    const stop = meter.request(agent)
+  for (let i = 0; i < meters.length; i++) {
+    const stop = meters[i]!.request(agent)
     if (stop) return { end: budgetEnd(stop), calls: [] }
   }
   const parts = iterate(adapter.stream(request), provider)
@@ -242,31 +244,38 @@ async function callModel(
       const next = await state.race(parts.next())
       if (typeof next !== 'object' || next === null) throw malformed(provider, 'its iterator returned a non-object')
       if (next.done) break
-      const part = next.value
+      const part: unknown = next.value
       // a part that arrives after the abort is not part of the interrupted message
       if (state.aborted) throw state.reason
-      const problem = partProblem(part)
-      if (problem) throw malformed(provider, problem)
-      if (part.type === 'text-delta') {
-        if (!part.text) continue
-        if (pieces) pieces.push(part.text)
-        else if (text) pieces = [text, part.text]
-        else text = part.text
+      if (typeof part !== 'object' || part === null) throw malformed(provider, `expected an object, got ${nameOf(part)}`)
+      const fields = part as Record<string, unknown>
+      const type = fields.type
+      if (type === 'text-delta') {
+        const delta = fields.text
+        if (typeof delta !== 'string') throw malformed(provider, `text-delta text must be a string, got ${nameOf(delta)}`)
+        if (!delta) continue
+        if (pieces) pieces.push(delta)
+        else if (text) pieces = [text, delta]
+        else text = delta
         if (pieces && pieces.length > plainDeltasPerStep && stream !== null) {
           stream ??= new StreamedStep(turn, step, pieces, pieces.length - 1, session.events.length)
           if (session.appendStreamed(stream)) continue
           stream = null
         }
-        session.appendDelta(turn, step, part.text)
-      } else if (part.type === 'tool-call') {
-        const call: ToolCallBlock = { type: 'tool-call', id: part.id, name: part.name, arguments: part.arguments }
+        session.appendDelta(turn, step, delta)
+      } else if (type === 'tool-call') {
+        const call = readToolCall(fields, provider)
         // the first as a literal of one: an empty array's first push reserves room for 17
         if (calls) calls.push(call)
         else calls = [call]
-      } else if (part.type === 'finish') {
-        finish = part.reason
-        usage = part.usage
-      }
+      } else if (type === 'finish') {
+        const { reason, usage: counts } = fields
+        if (reason !== 'stop' && reason !== 'tool-calls' && reason !== 'max-tokens') {
+          throw malformed(provider, `finish reason must be "stop", "tool-calls" or "max-tokens", got ${nameOf(reason)}`)
+        }
+        finish = reason
+        usage = readUsage(counts, provider)
+      } else throw malformed(provider, `unknown part type ${nameOf(type)}`)
     }
   } catch (error) {
     // let the adapter clean up, without waiting for one that ignores its signal
@@ -287,10 +296,10 @@ async function callModel(
   const kept = truncated ? undefined : calls
   const textBlocks: ContentBlock[] | undefined = streamed ? [{ type: 'text', text: streamed }] : undefined
   const content: ContentBlock[] = kept ? (textBlocks ? textBlocks.concat(kept) : kept.slice()) : (textBlocks ?? [])
-  const counted = usage && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
   // counted before the append: an observer of the message's `session/event` sees it in the figures
-  if (counted) for (const meter of services.meters) meter.usage(agent, counted)
-  session.append('assistant/message', counted ? { turn, step, content, usage: counted } : { turn, step, content })
+  if (usage) for (let i = 0; i < meters.length; i++) meters[i]!.usage(agent, usage)
+  // every piece was checked as it was read (text, calls, the usage copy): no JSON-data walk
+  session.appendMessage('assistant/message', usage ? { turn, step, content, usage } : { turn, step, content })
   // from now on the compact deltas read their text from the message's
   stream?.settle(streamed)
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }

@@ -5,7 +5,7 @@
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
-import type { AnySessionEvent, SessionEvent, SessionEventData, SessionEventType, SessionHeader } from '../../../lib/types.ts'
+import type { AnySessionEvent, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
 /** Called after every append of a published session. Must not throw. */
@@ -90,6 +90,52 @@ export class SessionLog {
     this.observer?.(this, event)
     // the one place an event is typed by its `type`: the signature tied `data` to `type` already
     return event as SessionEvent<T>
+  }
+
+  /**
+   * `append('turn/start', {turn, trigger: 'message'})` for an agent's own turn count, and
+   * `append('step/start', {turn, step})` for the loop's own step numbers: flat data of the host's
+   * integers, frozen as built, without the JSON-data walk (every turn appends both).
+   */
+  appendTurnStart(turn: number): SessionEvent<'turn/start'> {
+    const event: SessionEvent<'turn/start'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'turn/start',
+      data: Object.freeze({ turn, trigger: 'message' as const }),
+    })
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /**
+   * Appends the loop's `user/message` or `assistant/message`, built from values already checked
+   * where they were read once (`copyContent`'s copies, a model's checked parts): its blocks,
+   * content, usage and data are frozen as built, without the JSON-data walk. The objects must be
+   * fresh and unshared (a `source` may be a shared frozen one).
+   */
+  appendMessage<T extends 'user/message' | 'assistant/message'>(type: T, data: SessionEventData[T]): SessionEvent<T> {
+    const { content } = data
+    for (let i = 0; i < content.length; i++) Object.freeze(content[i])
+    Object.freeze(content)
+    const usage = (data as { usage?: Usage }).usage
+    if (usage) Object.freeze(usage)
+    const event = Object.freeze({ seq: this.#events.length, type, data: Object.freeze(data) }) as AnySessionEvent as SessionEvent<T>
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /** See `appendTurnStart`. */
+  appendStepStart(turn: number, step: number): SessionEvent<'step/start'> {
+    const event: SessionEvent<'step/start'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'step/start',
+      data: Object.freeze({ turn, step }),
+    })
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
   }
 
   /**
