@@ -429,7 +429,8 @@ export interface AgentMeter {
   request(agent: Agent): BudgetStop | undefined
   /**
    * An `assistant/message` carrying `usage` is about to be appended to the agent's session (so
-   * that its `session/event` observers already see it counted).
+   * that its `session/event` observers already see it counted). `usage` is the message's own
+   * object, frozen: a write to it throws, ending the turn `error`.
    */
   usage(agent: Agent, usage: Usage): void
 }
