@@ -131,7 +131,11 @@ export interface Agent {
   readonly session: Session
   readonly options: Readonly<AgentOptions>
   readonly status: AgentStatus
-  /** Enqueues a user message and starts a turn synchronously: `status` is `running` on return. */
+  /**
+   * Enqueues a user message and starts a turn synchronously: `status` is `running` on return.
+   * Throws `TypeError` for content that is not a string or valid blocks, or a `source` other than
+   * `'user'` or `'plugin'`.
+   */
   followup(content: string | ContentBlock[], source?: 'user' | 'plugin'): void
   /** Resolves when no turn is running or queued. */
   whenIdle(): Promise<void>
