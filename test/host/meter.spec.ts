@@ -88,7 +88,8 @@ describe('agent loop: meters (ctx.agents.meter)', () => {
     agent.followup('hello')
     await agent.whenIdle()
     expect(typesOf(agent)).to.deep.equal(['turn/start', 'user/message', 'step/start', 'assistant/delta', 'turn/end'])
-    expect((agent.session.events.at(-1)?.data as { reason: { kind: string } }).reason.kind).to.equal('error')
+    const end = agent.session.events.at(-1)?.data as { reason: { kind: string } } | undefined
+    expect(end?.reason.kind).to.equal('error')
     await fiber.dispose()
     await s.end()
   })
