@@ -131,7 +131,11 @@ export interface Agent {
   readonly session: Session
   readonly options: Readonly<AgentOptions>
   readonly status: AgentStatus
-  /** Enqueues a user message and starts a turn synchronously: `status` is `running` on return. */
+  /**
+   * Enqueues a user message and starts a turn synchronously: `status` is `running` on return.
+   * Throws `TypeError` for content that is not a string or valid blocks, or a `source` other than
+   * `'user'` or `'plugin'`.
+   */
   followup(content: string | ContentBlock[], source?: 'user' | 'plugin'): void
   /** Resolves when no turn is running or queued. */
   whenIdle(): Promise<void>
@@ -429,7 +433,8 @@ export interface AgentMeter {
   request(agent: Agent): BudgetStop | undefined
   /**
    * An `assistant/message` carrying `usage` is about to be appended to the agent's session (so
-   * that its `session/event` observers already see it counted).
+   * that its `session/event` observers already see it counted). `usage` is the message's own
+   * object, frozen: a write to it throws, ending the turn `error`.
    */
   usage(agent: Agent, usage: Usage): void
 }

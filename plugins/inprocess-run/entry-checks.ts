@@ -25,6 +25,8 @@ export class StartPlan implements SubagentPlan {
   declare readonly seed: readonly SessionEvent[] | undefined
   /** The child's id for its whole life: one flat string, not the rope randomUUID() returns. */
   declare readonly childId: string
+  /** `request.signal` as step 3 checked it: the start reads the caller's field once. */
+  declare readonly signal: AbortSignal
   /** With `inheritRestrictions`: the global tools the parent saw at entry, the child's ceiling. */
   declare inheritedTools?: readonly string[]
   /** With `inheritRestrictions`: the guards of the parent's own context at entry, the child's too. */
@@ -41,8 +43,10 @@ export class StartPlan implements SubagentPlan {
     parentDepth: number,
     childDepth: number,
     seed: readonly SessionEvent[] | undefined,
+    signal: AbortSignal,
   ) {
     this.request = request
+    this.signal = signal
     this.mode = mode
     this.parentDepth = parentDepth
     this.childDepth = childDepth
@@ -215,7 +219,7 @@ export function checkEntry(
     throw unreadable(path, error)
   }
   const depth = parentDepth(headerDepth, runtimeDepth)
-  return new StartPlan(request, seed ? 'fork' : 'spawn', depth, childDepth(depth), seed)
+  return new StartPlan(request, seed ? 'fork' : 'spawn', depth, childDepth(depth), seed, signal)
 }
 
 /**

@@ -35,7 +35,8 @@ function gapAbortResult(): SubagentResult {
 }
 
 /**
- * Hands `request.prompt` to the published child of `run` and returns its settled result. Emits
+ * Hands `request.prompt` to the published child of `run` and returns its settled result; `signal`
+ * is the request's, as the entry checks read it (never read again from the caller's object). Emits
  * `subagent/start` first and exactly one `subagent/end` whatever happens; calls `ticket.settled()`
  * (what admission booked) exactly once, as the result settles either way. The promise rejects only
  * if sending the prompt failed for another reason than the child's disposal, or the ticket or a
@@ -44,13 +45,14 @@ function gapAbortResult(): SubagentResult {
 export function handOff(
   run: HandedOffRun,
   request: SubagentStartRequest,
+  signal: AbortSignal,
   dispatch: Dispatch,
   ticket: RunTicket | undefined,
 ): Promise<SubagentResult> {
   const child = run.agent
   // observers hear the start before anything the run does can end it
   if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [run.info()])
-  const { signal, prompt } = request
+  const { prompt } = request
   // shared with every other run of the same signal: one caller may start many runs with it.
   // The callback is written inline: a named arrow costs a rename under tsx (see README)
   run.holdAbort(

@@ -234,7 +234,7 @@ export class InProcessRun {
         sessionId: plan.childId,
         header: childHeader(plan),
         agentOptions: childOptions(plan),
-        signal: request.signal,
+        signal: plan.signal,
       }
       if (plan.seed) options.seed = plan.seed
       if (needsSetup(plan, setupListeners)) {
@@ -249,7 +249,7 @@ export class InProcessRun {
       const rootId = rootIdOf(request.parent, this.lookup)
       // what admission booked is given back on the run's own settle path, without a hook hop
       const ticket = plan.ticket()
-      return new Run(handle, rootId, this.feed, (run) => handOff(run, request, dispatch, ticket))
+      return new Run(handle, rootId, this.feed, (run) => handOff(run, request, plan.signal, dispatch, ticket))
     } catch (error) {
       if (admitted) this.abandon(plan, error)
       throw error
@@ -259,7 +259,7 @@ export class InProcessRun {
 
 /** A signal aborted while the start was admitted rejects it as an abort before publication. */
 function assertNotAborted(plan: StartPlan): void {
-  const { signal } = plan.request
+  const { signal } = plan
   if (signal.aborted) throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
 }
 

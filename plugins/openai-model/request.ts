@@ -45,17 +45,19 @@ export function buildChatRequest(request: ModelRequest, model: string): ChatComp
 }
 
 /**
- * The call ids answered by the tool results that follow the assistant message at `index`. A turn
- * cancelled between a step's calls leaves the calls it never ran without a result, and servers
- * refuse an assistant message whose calls are not all answered right after it (HTTP 400, on every
- * later request of the agent): such calls are not sent.
+ * The call ids of the assistant message at `index` that the tool results right after it answer. A
+ * turn cancelled between a step's calls leaves the calls it never ran without a result, and servers
+ * refuse an assistant message whose calls are not all answered right after it, or a result whose
+ * call it does not hold (HTTP 400, on every later request of the agent): neither is sent.
  */
 function resultsAfter(history: readonly ModelMessage[], index: number): Set<string> {
+  const calls = new Set<string>()
+  for (const block of history[index]!.content) if (block.type === 'tool-call') calls.add(block.id)
   const ids = new Set<string>()
   for (let next = index + 1; next < history.length; next++) {
     const message = history[next]!
     if (message.role !== 'tool') break
-    ids.add(message.callId)
+    if (calls.has(message.callId)) ids.add(message.callId)
   }
   return ids
 }

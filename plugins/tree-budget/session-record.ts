@@ -35,6 +35,11 @@ function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0
 }
 
+/** A message's token count as the host's loop accepts one: a non-negative finite number. */
+function isTokenCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0
+}
+
 function isUsage(value: unknown): value is TreeUsage {
   const usage = value as Partial<TreeUsage> | null
   return (
@@ -47,14 +52,18 @@ function isUsage(value: unknown): value is TreeUsage {
   )
 }
 
-/** Sums the agent's own events (index `seedLength` on); a malformed budget record is skipped. */
+/**
+ * Sums the agent's own events (index `seedLength` on); a malformed budget record, or a message
+ * usage whose counts are not non-negative finite numbers (a file read back), is skipped: a NaN
+ * would leave a limit never spent, a negative count would hand the tree back what it spent.
+ */
 export function ownRecord(events: readonly SessionEvent[], seedLength: number): OwnRecord {
   const usage: TreeUsage = { inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 }
   for (let i = Math.max(seedLength, 0); i < events.length; i++) {
     const event = events[i]
     if (isEvent(event, 'assistant/message')) {
       const tokens = event.data.usage
-      if (tokens) {
+      if (tokens && isTokenCount(tokens.inputTokens) && isTokenCount(tokens.outputTokens)) {
         usage.inputTokens += tokens.inputTokens
         usage.outputTokens += tokens.outputTokens
       }

@@ -70,4 +70,27 @@ describe('agent loop: meters (ctx.agents.meter)', () => {
     expect(calls).to.deep.equal([])
     await s.end()
   })
+
+  it('ends the turn error, recording no assistant/message, when a meter writes NaN into the usage it is given', async () => {
+    const s = await scene()
+    const fiber = s.root.plugin(
+      meterPlugin({
+        beforeStep: () => undefined,
+        request: () => undefined,
+        usage: (_agent, usage) => {
+          ;(usage as { inputTokens: number }).inputTokens = Number.NaN
+        },
+      }),
+    )
+    await fiber
+    const { agent } = await s.create()
+    s.scripted.push({ text: 'hi', usage: { inputTokens: 3, outputTokens: 2 } })
+    agent.followup('hello')
+    await agent.whenIdle()
+    expect(typesOf(agent)).to.deep.equal(['turn/start', 'user/message', 'step/start', 'assistant/delta', 'turn/end'])
+    const end = agent.session.events.at(-1)?.data as { reason: { kind: string } } | undefined
+    expect(end?.reason.kind).to.equal('error')
+    await fiber.dispose()
+    await s.end()
+  })
 })

@@ -88,6 +88,15 @@ describe('session events (SPEC §1.2)', () => {
     ])
   })
 
+  it('freezes appended data down to its leaves when its outer object comes frozen', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const list = [1]
+    agent.session.append('note', Object.freeze({ list }))
+    expect(() => list.push(Number.NaN)).to.throw(TypeError)
+    expect(agent.session.events[0].data).to.deep.equal({ list: [1] })
+  })
+
   it('freezes the events the loop writes', async () => {
     const s = await scene()
     const { agent } = await s.create()
@@ -220,6 +229,15 @@ describe('seeded sessions (SPEC §1.2)', () => {
     const s = await scene()
     const { agent } = await s.create({ seed: [] })
     expect(agent.session.events).to.deep.equal([{ seq: 0, type: 'session/end-seed', data: {} }])
+  })
+
+  it('copies the seed data of a frozen event whose nested data is not frozen, so later edits do not leak in', async () => {
+    const s = await scene()
+    const list = [1]
+    const seed = [Object.freeze({ seq: 0, type: 'note', data: Object.freeze({ list }) })]
+    const { agent } = await s.create({ seed })
+    list.push(Number.NaN)
+    expect(agent.session.events[0].data).to.deep.equal({ list: [1] })
   })
 
   it('copies and freezes seed data, so later edits of the seed do not leak in', async () => {

@@ -72,6 +72,25 @@ describe('Agent.followup (SPEC §1.3)', () => {
     expect(agent.status).to.equal('idle')
     expect(agent.session.events).to.deep.equal([])
   })
+
+  it('rejects a source that is neither "user" nor "plugin", leaving the agent idle', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    expect(() => agent.followup('hello', 'constructor' as never)).to.throw(TypeError, 'message source must be "user" or "plugin"')
+    expect(agent.status).to.equal('idle')
+    expect(agent.session.events).to.deep.equal([])
+  })
+
+  it('rejects a bad source for a message queued behind a running turn, queueing nothing', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push({ text: 'one' })
+    agent.followup('first')
+    expect(() => agent.followup('second', 'system' as never)).to.throw(TypeError, 'message source must be "user" or "plugin"')
+    await agent.whenIdle()
+    expect(agent.session.events.filter((event) => event.type === 'user/message')).to.have.length(1)
+    expect(agent.status).to.equal('idle')
+  })
 })
 
 describe('Agent.whenIdle (SPEC §1.3)', () => {

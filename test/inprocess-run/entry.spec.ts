@@ -194,4 +194,22 @@ describe('InProcessRun entry: prepare listeners and prompt blocks (found by the 
     const error = await rejectionOf(host.root.inprocessRun.spawn(request({ prompt: [{ type: 'text', text: 5 }] as never })))
     expect(error.message).to.equal('subagent request prompt block 0 text must be a string, got number')
   })
+
+  it('drives the run with the signal it checked when a getter answers differently on later reads', async () => {
+    // was: the creation and the handoff read the field again; a later answer that is no signal
+    // rejected the start, and after publication left the child live with no run to dispose it
+    const host = await createDriverHost()
+    const checked = new AbortController()
+    let reads = 0
+    const request = Object.defineProperty(host.request(), 'signal', {
+      enumerable: true,
+      get: () => (reads++ === 0 ? checked.signal : ({} as AbortSignal)),
+    })
+    host.scripted.push('hang')
+    const run = await host.root.inprocessRun.spawn(request)
+    checked.abort()
+    expect((await settles(run.result, 'run.result')).stopReason).to.equal('aborted')
+    expect(reads).to.equal(1)
+    await run.dispose()
+  })
 })

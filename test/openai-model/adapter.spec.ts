@@ -258,6 +258,31 @@ describe('openai-model adapter', () => {
       ])
     })
 
+    it('leaves out a tool result that follows an assistant message without its call', async () => {
+      const adapter = await serve(answer([finishChunk('stop')]))
+      await collect(
+        adapter.stream(
+          makeRequest({
+            messages: [
+              { role: 'user', content: [{ type: 'text', text: 'go' }] },
+              { role: 'assistant', content: [{ type: 'text', text: 'Reading.' }, { type: 'tool-call', id: 'call_a', name: 'now', arguments: '{}' }] },
+              { role: 'tool', callId: 'call_a', name: 'now', isError: false, content: [{ type: 'text', text: 'A' }] },
+              { role: 'tool', callId: 'call_x', name: 'now', isError: false, content: [{ type: 'text', text: 'stray' }] },
+            ],
+          }),
+        ),
+      )
+      expect(server!.requests[0]!.body.messages).to.deep.equal([
+        { role: 'user', content: 'go' },
+        {
+          role: 'assistant',
+          content: 'Reading.',
+          tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'now', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_a', content: 'A' },
+      ])
+    })
+
     it('omits the system message when the system prompt is empty', async () => {
       const adapter = await serve(answer([finishChunk('stop')]))
       await collect(adapter.stream(makeRequest({ system: '' })))

@@ -100,6 +100,9 @@ export class HostAgent implements Agent {
 
   followup(content: string | ContentBlock[], source: 'user' | 'plugin' = 'user'): void {
     if (this.closed) throw new AgentDisposedError(this.id)
+    // `user/message` is appended without the JSON-data walk: a source outside the two would put
+    // `undefined` (or, for "constructor", a function) into the session
+    if (source !== 'user' && source !== 'plugin') throw new TypeError('message source must be "user" or "plugin"')
     const blocks = toContent(content)
     const current = this.#current
     if (current) {

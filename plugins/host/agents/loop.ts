@@ -296,8 +296,13 @@ async function callModel(
   const kept = truncated ? undefined : calls
   const textBlocks: ContentBlock[] | undefined = streamed ? [{ type: 'text', text: streamed }] : undefined
   const content: ContentBlock[] = kept ? (textBlocks ? textBlocks.concat(kept) : kept.slice()) : (textBlocks ?? [])
-  // counted before the append: an observer of the message's `session/event` sees it in the figures
-  if (usage) for (let i = 0; i < meters.length; i++) meters[i]!.usage(agent, usage)
+  // counted before the append: an observer of the message's `session/event` sees it in the figures.
+  // Frozen first: the message records this object without a JSON-data walk, so a meter must not
+  // be able to change it (a write throws, and the throw ends the turn `error`)
+  if (usage) {
+    Object.freeze(usage)
+    for (let i = 0; i < meters.length; i++) meters[i]!.usage(agent, usage)
+  }
   // every piece was checked as it was read (text, calls, the usage copy): no JSON-data walk
   session.appendMessage('assistant/message', usage ? { turn, step, content, usage } : { turn, step, content })
   // from now on the compact deltas read their text from the message's

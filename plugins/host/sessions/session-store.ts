@@ -37,7 +37,7 @@ export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
       const why = violation.kind === 'too-deep' ? ` nested at most ${MAX_JSON_DATA_DEPTH} levels deep` : ''
       throw new SubagentError('INVALID_SESSION', `session seed event ${i} data must be JSON data${why}`)
     }
-    if (Object.isFrozen(event) && Object.isFrozen(event.data)) {
+    if (Object.isFrozen(event) && isDeepFrozen(event.data)) {
       events[i] = event
       continue
     }
@@ -52,12 +52,24 @@ function appendViolationMessage(type: string, violation: JsonDataViolation): str
   return `${head}: ${violation.path} is ${violation.found}`
 }
 
+/**
+ * Freezes `value` down to its leaves. A frozen container is walked too: `Object.freeze` is
+ * shallow, so a caller's frozen object may still hold arrays or objects it can change later.
+ */
 function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+  if (typeof value === 'object' && value !== null) {
     Object.freeze(value)
     for (const key in value) deepFreeze((value as Record<string, unknown>)[key])
   }
   return value
+}
+
+/** True when `value` (JSON data) is frozen down to its leaves: only then may a seed share it. */
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true
+  if (!Object.isFrozen(value)) return false
+  for (const key in value) if (!isDeepFrozen((value as Record<string, unknown>)[key])) return false
+  return true
 }
 
 export class SessionLog {
