@@ -375,6 +375,11 @@ export interface SubagentPlan {
    */
   readonly childId: string
   readonly mode: 'spawn' | 'fork'
+  /**
+   * `request.signal` as the entry checks read and checked it, once: listeners use this one, so a
+   * request whose `signal` getter answers differently later cannot make them wait on another.
+   */
+  readonly signal: AbortSignal
   readonly parentDepth: number
   readonly childDepth: number
   /** The effective cap: `request.maxDepth`, lowered by `capDepth`; `Infinity` while nothing caps depth. */

@@ -147,7 +147,7 @@ export class TreeBudget {
     // a start the budget cannot pay for fails at once instead of after a wait in line
     parentNode.pool.assertCanStart(reservationOf(plan))
     // looked up again after the wait: the parent's node may have been dropped and restored meanwhile
-    return this.#admission.wait(lane, plan.request.signal).then(() => this.#book(plan, this.#ledger.nodeOf(parent), lane))
+    return this.#admission.wait(lane, plan.signal).then(() => this.#book(plan, this.#ledger.nodeOf(parent), lane))
   }
 
   /** Charges an admitted start and books its ticket on the child's node; gives the slot back if the start is refused. */

@@ -68,6 +68,28 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     await first.dispose()
   })
 
+  it('waits on the signal the entry checked, not on a later answer of a changing signal getter', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const first = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latchOptions }))
+    await latch.entered('a')
+    const checked = new AbortController()
+    const answers = [checked.signal]
+    const request = fixture.request({ prompt: 'b' })
+    // the first read gets the signal the caller will abort; any later one a signal nobody aborts
+    Object.defineProperty(request, 'signal', { get: () => answers.shift() ?? new AbortController().signal })
+    const waiting = fixture.host.root.inprocessRun.spawn(request)
+    checked.abort()
+    const error = await waiting.then(
+      () => undefined,
+      (reason: Error) => reason,
+    )
+    expect(error?.message).to.equal('subagent request was aborted before child publication')
+    latch.release('a')
+    await first.dispose()
+  })
+
   it('rejects the waiting starts of a parent that is disposed, leaving nothing', async () => {
     const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
     const latch = createLatchModel()
