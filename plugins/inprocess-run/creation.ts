@@ -61,7 +61,8 @@ export function applyRequestScope(child: Agent, plan: StartPlan): void {
     tools.restrict({ allow: inherited.filter((name) => tools.get(name) !== undefined) })
     // the parent's guards meet the child's calls too: a model never reaches through a child a
     // call it was denied (SPEC §8.3). Each sees the child's execution, as the child's own would
-    for (const guard of plan.inheritedGuards ?? []) tools.guard(guard)
+    const guards = plan.inheritedGuards
+    if (guards) for (let i = 0; i < guards.length; i++) tools.guard(guards[i]!)
   }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
 }

@@ -76,6 +76,9 @@ function assertDefinition(def: ToolDefinition): void {
   }
 }
 
+/** What `guardsOf` answers for an agent without guards of its own. */
+const noGuards: readonly ToolGuard[] = Object.freeze([])
+
 /** Throws a `TypeError` naming the field of a malformed `restrict()` filter. */
 function assertFilter(filter: unknown): asserts filter is { allow?: readonly string[]; deny?: readonly string[] } {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
@@ -257,11 +260,13 @@ export class Tools extends HostService {
 
   /**
    * The guards registered through `agent`'s own context, in registration order, as a new array: a
-   * snapshot (the global guards, which meet every call anyway, are not in it). `[]` for an agent
-   * with none, or for something that is not an agent of this host.
+   * snapshot (the global guards, which meet every call anyway, are not in it). An empty frozen
+   * array for an agent with none, or for something that is not an agent of this host.
    */
-  guardsOf(agent: Agent): ToolGuard[] {
-    return scopeOf(agent)?.guards?.slice() ?? []
+  guardsOf(agent: Agent): readonly ToolGuard[] {
+    const guards = scopeOf(agent)?.guards
+    // most parents have none: every `subagent` start asks, so no array for them
+    return guards?.length ? guards.slice() : noGuards
   }
 
   /** The schemas the agent (or a tool-less caller) sees, sorted by name. Frozen; do not mutate. */
