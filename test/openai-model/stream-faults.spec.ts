@@ -6,7 +6,7 @@ import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import { createOpenAIAdapter } from '../../plugins/openai-model/adapter.ts'
 import { ContentFilterError, ModelRequestError } from '../../plugins/openai-model/errors.ts'
 import { OpenAIModel } from '../../plugins/openai-model/index.ts'
-import { type ChatServer, finishChunk, sendError, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
+import { type ChatHandler, type ChatServer, finishChunk, sendError, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
 
 const apiKey = 'sk-stream-faults-5d1e'
 const filtered = "model request failed: the provider's content filter stopped the answer"
@@ -109,28 +109,41 @@ function partialUsageChunk(usage: { [key: string]: number | null }) {
   return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices: [], usage }
 }
 
-describe('OpenAIModel: a usage chunk with a count missing', () => {
-  let root: Context
+/**
+ * A host per test (with the driver when asked) and the chat server its `openai` route talks to,
+ * both torn down after each test: unloading the host disposes every agent a test created.
+ */
+function hostScene(options: { driver?: boolean } = {}): { root: Context; serve(handler: ChatHandler): Promise<void> } {
   let host: ReturnType<Context['plugin']>
   let server: ChatServer | undefined
-
+  const scene = {
+    root: undefined as unknown as Context,
+    async serve(handler: ChatHandler): Promise<void> {
+      server = await startChatServer(handler)
+      await scene.root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
+    },
+  }
   beforeEach(async () => {
-    root = new Context()
-    host = root.plugin(Host, { maxSteps: 8 } as Host.Config)
+    scene.root = new Context()
+    host = scene.root.plugin(Host, { maxSteps: 8 } as Host.Config)
     await host
+    if (options.driver) await scene.root.plugin(InProcessRun)
   })
-
   afterEach(async () => {
     await host.dispose()
     await server?.close()
     server = undefined
   })
+  return scene
+}
+
+describe('OpenAIModel: a usage chunk with a count missing', () => {
+  const scene = hostScene()
 
   it('completes the turn with its answer, counting the missing count as 0', async () => {
     const usage = partialUsageChunk({ prompt_tokens: 12, completion_tokens: null })
-    server = await startChatServer((_request, response) => sendStream(response, [textChunk('the answer'), finishChunk('stop'), usage]))
-    await root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
-    const { agent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    await scene.serve((_request, response) => sendStream(response, [textChunk('the answer'), finishChunk('stop'), usage]))
+    const { agent } = await scene.root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
     agent.followup('hello')
     await agent.whenIdle()
     const tail = agent.session.events.slice(-2).map((event) => event.data)
@@ -142,32 +155,15 @@ describe('OpenAIModel: a usage chunk with a count missing', () => {
 })
 
 describe('OpenAIModel: a content_filter finish in a run', () => {
-  let root: Context
-  let host: ReturnType<Context['plugin']>
-  let server: ChatServer | undefined
-
-  beforeEach(async () => {
-    root = new Context()
-    host = root.plugin(Host, { maxSteps: 8 } as Host.Config)
-    await host
-    await root.plugin(InProcessRun)
-  })
-
-  afterEach(async () => {
-    // unloading the host disposes every agent a test created
-    await host.dispose()
-    await server?.close()
-    server = undefined
-  })
+  const scene = hostScene({ driver: true })
 
   async function serveFiltered(): Promise<void> {
-    server = await startChatServer((_request, response) => sendStream(response, [textChunk('Partial'), finishChunk('content_filter')]))
-    await root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
+    await scene.serve((_request, response) => sendStream(response, [textChunk('Partial'), finishChunk('content_filter')]))
   }
 
   it('ends the turn error with code CONTENT_FILTERED, never completed', async () => {
     await serveFiltered()
-    const { agent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    const { agent } = await scene.root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
     agent.followup('hello')
     await agent.whenIdle()
     const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
@@ -176,8 +172,8 @@ describe('OpenAIModel: a content_filter finish in a run', () => {
 
   it('reports a child cut off by the filter as error with a diagnostic naming the code', async () => {
     await serveFiltered()
-    const { agent: parent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
-    const run = await root.inprocessRun.spawn({ parent, prompt: 'do it', signal: new AbortController().signal })
+    const { agent: parent } = await scene.root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    const run = await scene.root.inprocessRun.spawn({ parent, prompt: 'do it', signal: new AbortController().signal })
     const result = await run.result
     expect(result.stopReason).to.equal('error')
     expect(result.diagnostic).to.equal(`the child turn failed: ${filtered} (CONTENT_FILTERED)`)
@@ -200,24 +196,10 @@ function pairsEveryCall(messages: ChatMessage[]): boolean {
 }
 
 describe('OpenAIModel: the turn after a step cancelled between its tool calls', () => {
-  let root: Context
-  let host: ReturnType<Context['plugin']>
-  let server: ChatServer | undefined
-
-  beforeEach(async () => {
-    root = new Context()
-    host = root.plugin(Host, { maxSteps: 8 } as Host.Config)
-    await host
-  })
-
-  afterEach(async () => {
-    await host.dispose()
-    await server?.close()
-    server = undefined
-  })
+  const scene = hostScene()
 
   it('completes: the next request holds no call that was never run', async () => {
-    server = await startChatServer((request, response) => {
+    await scene.serve((request, response) => {
       const messages = request.body.messages as ChatMessage[]
       if (!pairsEveryCall(messages)) return sendError(response, 400, { error: { message: unansweredCalls } })
       if (messages.length === 1) {
@@ -228,10 +210,9 @@ describe('OpenAIModel: the turn after a step cancelled between its tool calls', 
       }
       sendStream(response, [textChunk('still here'), finishChunk('stop')])
     })
-    await root.plugin(OpenAIModel, { baseURL: server.baseURL, apiKey, apiKeyEnv: 'SUBAGENT_INPROCESS_TEST_UNSET_KEY' } as OpenAIModel.Config)
-    const { agent } = await root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    const { agent } = await scene.root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
     // the first call's body cancels the turn: the second call of the step never runs
-    root.tools.register({
+    scene.root.tools.register({
       name: 'lookup',
       description: 'Looks something up.',
       parameters: { type: 'object' },
