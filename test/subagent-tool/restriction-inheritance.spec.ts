@@ -1,10 +1,14 @@
 import { expect } from 'chai'
 import type { ToolResult } from '../../lib/types.ts'
-import { createFixture, delegate, textOf } from './fixture.ts'
+import { createFixture, delegate, type Fixture, textOf } from './fixture.ts'
 
 describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
-  it("does not let a parent restricted with deny: ['shell'] run shell through a child started by the subagent tool", async () => {
-    const fixture = await createFixture()
+  /**
+   * Registers a `shell` tool that records its runs, lets `deny` keep it from the parent, then lets
+   * the parent's model delegate `rm -rf /` to a child whose model calls it and then answers
+   * `childText`; the runs, the child's shell results and the tool result the parent got.
+   */
+  async function delegateShell(fixture: Fixture, deny: () => void, childText: string) {
     const ran: unknown[] = []
     fixture.host.root.tools.register({
       name: 'shell',
@@ -15,7 +19,7 @@ describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
         return 'rm -rf done'
       },
     })
-    fixture.parent.ctx.tools.restrict({ deny: ['shell'] })
+    deny()
     const childResults: ToolResult[] = []
     const off = fixture.host.root.on('tools/result', (exec, result) => {
       if (exec.name === 'shell') childResults.push(result)
@@ -24,30 +28,31 @@ describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
       fixture,
       { prompt: 'run rm -rf /' },
       { toolCalls: [{ id: 'call_shell', name: 'shell', arguments: { command: 'rm -rf /' } }] },
-      { text: 'shell is not available to me' },
+      { text: childText },
     )
     off()
+    return { ran, childResults, result }
+  }
+
+  it("does not let a parent restricted with deny: ['shell'] run shell through a child started by the subagent tool", async () => {
+    const fixture = await createFixture()
+    const { ran, childResults, result } = await delegateShell(
+      fixture,
+      () => fixture.parent.ctx.tools.restrict({ deny: ['shell'] }),
+      'shell is not available to me',
+    )
     expect(ran).to.deep.equal([])
     expect(childResults.map((r) => r.content)).to.deep.equal([[{ type: 'text', text: 'Error: unknown tool "shell"' }]])
     expect(textOf(result)).to.equal('shell is not available to me')
   })
 
-  it("does not let a parent whose guard denies shell run it through a child started by the subagent tool", async () => {
+  it('does not let a parent whose guard denies shell run it through a child started by the subagent tool', async () => {
     const fixture = await createFixture()
-    const ran: unknown[] = []
-    fixture.host.root.tools.register({ name: 'shell', description: 'runs a command', parameters: { type: 'object' }, execute: (args) => void ran.push(args) })
-    fixture.parent.ctx.tools.guard((exec) => (exec.name === 'shell' ? 'shell needs an operator' : undefined))
-    const childResults: ToolResult[] = []
-    const off = fixture.host.root.on('tools/result', (exec, result) => {
-      if (exec.name === 'shell') childResults.push(result)
-    })
-    const { result } = await delegate(
+    const { ran, childResults, result } = await delegateShell(
       fixture,
-      { prompt: 'run rm -rf /' },
-      { toolCalls: [{ id: 'call_shell', name: 'shell', arguments: { command: 'rm -rf /' } }] },
-      { text: 'shell was denied' },
+      () => fixture.parent.ctx.tools.guard((exec) => (exec.name === 'shell' ? 'shell needs an operator' : undefined)),
+      'shell was denied',
     )
-    off()
     expect(ran).to.deep.equal([])
     expect(childResults).to.deep.equal([{ isError: true, content: [{ type: 'text', text: 'Error: shell needs an operator' }], code: 'TOOL_DENIED' }])
     expect(textOf(result)).to.equal('shell was denied')
