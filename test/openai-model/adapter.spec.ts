@@ -140,6 +140,12 @@ describe('openai-model adapter', () => {
   })
 
   describe('request mapping', () => {
+    /** The `messages` the adapter sends for a request holding `messages`. */
+    async function sentMessages(messages: ModelRequest['messages']): Promise<unknown> {
+      const adapter = await serve(answer([finishChunk('stop')]))
+      await collect(adapter.stream(makeRequest({ messages })))
+      return server!.requests[0]!.body.messages
+    }
     it('posts to <baseURL>/chat/completions with the key as a bearer token', async () => {
       const adapter = await serve(answer([finishChunk('stop')]))
       await collect(adapter.stream(makeRequest()))
@@ -239,40 +245,26 @@ describe('openai-model adapter', () => {
     })
 
     it('leaves out an assistant message whose every call went unanswered, and a tool result no call of it precedes', async () => {
-      const adapter = await serve(answer([finishChunk('stop')]))
-      await collect(
-        adapter.stream(
-          makeRequest({
-            messages: [
-              { role: 'user', content: [{ type: 'text', text: 'go' }] },
-              { role: 'assistant', content: [{ type: 'tool-call', id: 'call_a', name: 'now', arguments: '{}' }] },
-              { role: 'user', content: [{ type: 'text', text: 'again' }] },
-              { role: 'tool', callId: 'call_a', name: 'now', isError: false, content: [{ type: 'text', text: 'late' }] },
-            ],
-          }),
-        ),
-      )
-      expect(server!.requests[0]!.body.messages).to.deep.equal([
+      const sent = await sentMessages([
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'call_a', name: 'now', arguments: '{}' }] },
+        { role: 'user', content: [{ type: 'text', text: 'again' }] },
+        { role: 'tool', callId: 'call_a', name: 'now', isError: false, content: [{ type: 'text', text: 'late' }] },
+      ])
+      expect(sent).to.deep.equal([
         { role: 'user', content: 'go' },
         { role: 'user', content: 'again' },
       ])
     })
 
     it('leaves out a tool result that follows an assistant message without its call', async () => {
-      const adapter = await serve(answer([finishChunk('stop')]))
-      await collect(
-        adapter.stream(
-          makeRequest({
-            messages: [
-              { role: 'user', content: [{ type: 'text', text: 'go' }] },
-              { role: 'assistant', content: [{ type: 'text', text: 'Reading.' }, { type: 'tool-call', id: 'call_a', name: 'now', arguments: '{}' }] },
-              { role: 'tool', callId: 'call_a', name: 'now', isError: false, content: [{ type: 'text', text: 'A' }] },
-              { role: 'tool', callId: 'call_x', name: 'now', isError: false, content: [{ type: 'text', text: 'stray' }] },
-            ],
-          }),
-        ),
-      )
-      expect(server!.requests[0]!.body.messages).to.deep.equal([
+      const sent = await sentMessages([
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Reading.' }, { type: 'tool-call', id: 'call_a', name: 'now', arguments: '{}' }] },
+        { role: 'tool', callId: 'call_a', name: 'now', isError: false, content: [{ type: 'text', text: 'A' }] },
+        { role: 'tool', callId: 'call_x', name: 'now', isError: false, content: [{ type: 'text', text: 'stray' }] },
+      ])
+      expect(sent).to.deep.equal([
         { role: 'user', content: 'go' },
         {
           role: 'assistant',
@@ -311,19 +303,12 @@ describe('openai-model adapter', () => {
     })
 
     it('skips an empty usage-only assistant message', async () => {
-      const adapter = await serve(answer([finishChunk('stop')]))
-      await collect(
-        adapter.stream(
-          makeRequest({
-            messages: [
-              { role: 'user', content: [{ type: 'text', text: 'first' }] },
-              { role: 'assistant', content: [] },
-              { role: 'user', content: [{ type: 'text', text: 'second' }] },
-            ],
-          }),
-        ),
-      )
-      expect(server!.requests[0]!.body.messages).to.deep.equal([
+      const sent = await sentMessages([
+        { role: 'user', content: [{ type: 'text', text: 'first' }] },
+        { role: 'assistant', content: [] },
+        { role: 'user', content: [{ type: 'text', text: 'second' }] },
+      ])
+      expect(sent).to.deep.equal([
         { role: 'user', content: 'first' },
         { role: 'user', content: 'second' },
       ])
