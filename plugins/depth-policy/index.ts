@@ -1,6 +1,7 @@
-import type { Context, Fiber } from 'cordis'
+import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
+import { updateInPlace } from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
 
 /**
@@ -10,15 +11,11 @@ import type {} from '../inprocess-run/index.ts'
  */
 export function DepthPolicy(ctx: Context, config: DepthPolicy.Config): void {
   let current = config
-  const own = ctx.fiber
   // in place, not by cordis's restart: between a restart's unload and its apply no listener caps
   // depth, and a start landing there (a fan-out in flight during a config save) would have no cap
-  ctx.on('internal/update', function (this: Fiber, next: DepthPolicy.Config, _noSave: boolean, core: () => unknown) {
-    if (this !== own) return core()
-    this.config = next
+  updateInPlace<DepthPolicy.Config>(ctx, (next) => {
     current = next
-    return undefined
-  } as never)
+  })
   ctx.on('subagent/prepare', (plan) => {
     plan.capDepth(current.maxDepth)
   })

@@ -29,7 +29,7 @@
  * observers hear only dispatches with at least one (global or scoped) listener; and an observer
  * that throws is reported to the dispatch's error sink instead of breaking the dispatch.
  */
-import { Context, type Events, type EventsService, getTraceable, Service, symbols } from 'cordis'
+import { Context, type Events, type EventsService, type Fiber, getTraceable, Service, symbols } from 'cordis'
 import { type DispatchMode, type ErrorSink, type HookTable, type Listener, ListenerDispatch } from '../../lib/dispatch.ts'
 import { SUPPORTED_CORDIS } from '../../lib/peer-dependency.ts'
 // first: a different cordis release fails with the version check, not with an assumption below
@@ -78,6 +78,26 @@ export function skipShadow(service: Service): void {
  */
 export function untrace(service: Service): void {
   ;(service as unknown as Tracked)[symbols.tracker] = undefined
+}
+
+/**
+ * Makes a config update of `ctx`'s own plugin apply in place: the fiber takes the new config and
+ * `apply(config)` runs, instead of cordis's restart (unload, then apply again), between whose two
+ * halves none of the plugin's listeners are there (a start landing then would meet no cap, no
+ * budget). A config the fiber refuses falls back to cordis's own handling.
+ */
+export function updateInPlace<C>(ctx: Context, apply: (config: C) => void): void {
+  const own = ctx.fiber
+  ctx.on('internal/update', function (this: Fiber, next: C, _noSave: boolean, core: () => unknown) {
+    if (this !== own) return core()
+    try {
+      this.config = next
+    } catch {
+      return core()
+    }
+    apply(next)
+    return undefined
+  } as never)
 }
 
 /**

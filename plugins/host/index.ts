@@ -18,7 +18,7 @@ import { SystemPrompt } from './system-prompt/index.ts'
 import { Tools } from './tools/index.ts'
 
 export { Agents, Models, Sessions, SystemPrompt, Tools }
-export { listenDirect } from './cordis-bridge.ts'
+export { listenDirect, updateInPlace } from './cordis-bridge.ts'
 export { AgentSlot } from './scope.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'
 export type { AssembledPrompt } from './system-prompt/index.ts'

@@ -1,11 +1,11 @@
-import type { Context, Fiber } from 'cordis'
+import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { Dispatch } from '../host/cordis-bridge.ts'
 import { AgentDisposedError, abortedBeforePublication, SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, BudgetStop, SubagentPlan, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
-import { listenDirect } from '../host/index.ts'
+import { listenDirect, updateInPlace } from '../host/index.ts'
 import { Admission, type Lane } from './admission.ts'
 import { type BudgetNode, Ledger } from './ledger.ts'
 import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord } from './session-record.ts'
@@ -48,14 +48,8 @@ export class TreeBudget {
     )
     const logger = ctx.logger('tree-budget')
     this.#events = new Dispatch(ctx.events, (error, event) => logger.warn(`a "${event}" listener failed: ${thrownMessage(error)}`))
-    const fiber = ctx.fiber
-
     // a config update applies in place instead of restarting: what was spent lives with the trees
-    ctx.on('internal/update', function (this: Fiber, next: unknown, noSave: boolean, core: () => unknown) {
-      if (this !== fiber) return core()
-      return budget.#update(next as TreeBudget.Config, this, noSave, core)
-    } as never)
-    const budget = this
+    updateInPlace<TreeBudget.Config>(ctx, (next) => this.#update(next))
 
     listenDirect(ctx, 'subagent/prepare', (plan) => {
       if (plan.request.budget !== undefined) plan.claim('budget', () => assertReservation(plan.request.budget))
@@ -124,17 +118,11 @@ export class TreeBudget {
     return this.#ledger.nodeOf(agent).pool.remainingAll()
   }
 
-  #update(config: TreeBudget.Config, fiber: Fiber, _noSave: boolean, core: () => unknown): unknown {
-    try {
-      fiber.config = config
-    } catch {
-      return core()
-    }
+  #update(config: TreeBudget.Config): void {
     this.#config = config ?? {}
     this.#ledger.setLimits(this.#config)
     // a raised concurrency limit lets waiters in; a lowered budget stops new work at the next check
     this.#admission.drain()
-    return undefined
   }
 
   /** Synchronous while the parent has a free slot; a start that must wait gets a promise. */
