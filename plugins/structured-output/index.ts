@@ -131,8 +131,8 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   listenDirect(ctx, 'subagent/setup', (child, plan) => {
     const schema = plan.request.outputSchema
     if (schema === undefined) return
-    // checked at entry, so this is a lookup
-    const { value: definition } = schemas.entry(requestedJsonSchema(schema) as JsonSchema)
+    // checked at entry: the definition made then, even if the caller changed its object since
+    const { value: definition } = schemas.entryChecked(requestedJsonSchema(schema) as JsonSchema)
     states.set(child, new CaptureState())
     installCapture(child, definition, shared)
   })
