@@ -90,6 +90,14 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect(fixture.host.root.tools.get('subagent', fixture.root)?.name).to.equal('subagent')
   })
 
+  it('gives the delegation section with depth and cap, and no budget line, while only DepthPolicy is loaded', async () => {
+    const fixture = await createFixture({ depthPolicy: { maxDepth: 2 } })
+    const section = fixture.host.root.systemPrompt.assemble(fixture.parent).sections.find((entry) => entry.name === 'delegation')
+    expect(section?.text).to.equal(
+      'Delegation: you are at depth 0; a subagent you start runs at depth 1.\nThe deepest subagent allowed runs at depth 2.',
+    )
+  })
+
   it('gives no delegation section while neither DepthPolicy nor TreeBudget is loaded', async () => {
     const fixture = await createFixture()
     fixture.host.scripted.push({ text: 'ok' })
