@@ -109,9 +109,12 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     guard: captureGuard(stateOf, locale),
     onAssemble: (assembly, info, next) => {
       // a child still unpublished at unload is missed by the unload loop below; it is adopted at
-      // its first prompt assembly, which comes before any outcome `settle` would change
-      const state = states.get(info.agent)
-      if (!isActive && state !== undefined) adoptRun(root, info.agent, state)
+      // its first prompt assembly, which comes before any outcome `settle` would change (looked up
+      // only then: the instance is active for nearly every assembly)
+      if (!isActive) {
+        const state = states.get(info.agent)
+        if (state !== undefined) adoptRun(root, info.agent, state)
+      }
       assembly.sections.push({ name: STRUCTURED_OUTPUT_SECTION, order: STRUCTURED_OUTPUT_ORDER, text: texts.instruction })
       return next()
     },
