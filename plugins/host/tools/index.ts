@@ -7,6 +7,7 @@ import type {
   ExecuteRequest,
   PreExecuteDecision,
   JsonSchema,
+  ToolCallBlock,
   ToolDefinition,
   ToolExecution,
   ToolGuard,
@@ -15,7 +16,7 @@ import type {
 } from '../../../lib/types.ts'
 import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, type ScopedTool, scopeOf } from '../scope.ts'
-import { errorResult, runPipeline } from './pipeline.ts'
+import { errorResult, type PipelineContext, runRequest, runTurnCall, type SignalSource } from './pipeline.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -369,13 +370,29 @@ export class Tools extends HostService {
     const scope = scopeOf(request.agent)
     // its restrictions and guards went with the scope: running anything now would bypass them
     if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
-    const tool = this.resolve(request.name, scope)
-    return runPipeline(request, {
-      tool: tool && isAvailable(tool, request.agent) ? tool : undefined,
+    return runRequest(request, this.pipelineFor(request.name, scope, request.agent))
+  }
+
+  /**
+   * `execute` for one call of `agent`'s turn (the agent loop's step 5): the call block comes from
+   * the model's checked response, so no request is made or checked for it, and the execution
+   * reads `source.signal` only when the tool asks for its signal. Same outcomes as `execute`.
+   */
+  executeTurnCall(call: ToolCallBlock, agent: Agent, source: SignalSource): Promise<ToolResult> {
+    const scope = scopeOf(agent)
+    if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
+    return runTurnCall(call, agent, source, this.pipelineFor(call.name, scope, agent))
+  }
+
+  /** What a call of the tool `name` for `agent` runs against: the tool as the agent sees it now, and its guards. */
+  private pipelineFor(name: string, scope: AgentScope | undefined, agent: Agent | undefined): PipelineContext {
+    const tool = this.resolve(name, scope)
+    return {
+      tool: tool && isAvailable(tool, agent) ? tool : undefined,
       scope,
       dispatcher: this.dispatcher,
       guards: this.guardsFor(scope),
-    })
+    }
   }
 
   /** The guards that apply to one agent's calls, global ones first. */
