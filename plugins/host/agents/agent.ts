@@ -64,24 +64,37 @@ class AgentTurn extends TurnState {
 }
 
 export class HostAgent implements Agent {
+  // the public fields are `declare`d and assigned once, in the constructor, in the order they had
+  // as parameter properties and initialized fields: those compile to an initializer that first
+  // defines each as `undefined`, then the constructor stores it again (see plugins/host/README.md)
+  declare readonly id: string
+  declare readonly session: SessionLog
+  declare readonly options: Readonly<AgentOptions>
+  private declare readonly services: AgentRuntime
   /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
-  readonly [kScope]: AgentScope
-  status: AgentStatus = 'idle'
+  declare readonly [kScope]: AgentScope
+  declare status: AgentStatus
   /** Set once disposal starts: no new input is accepted. */
-  closed = false
+  declare closed: boolean
   /** The running (or ending) turn; `undefined` exactly while the agent is idle. */
   #current?: AgentTurn
   #turns: number
 
   constructor(
-    readonly id: string,
-    readonly session: SessionLog,
-    readonly options: Readonly<AgentOptions>,
-    private readonly services: AgentRuntime,
+    id: string,
+    session: SessionLog,
+    options: Readonly<AgentOptions>,
+    services: AgentRuntime,
     owner: Agent | undefined,
     callerCtx: Context,
   ) {
+    this.id = id
+    this.session = session
+    this.options = options
+    this.services = services
     this[kScope] = new AgentScope(this, owner, callerCtx)
+    this.status = 'idle'
+    this.closed = false
     // a resumed or seeded session goes on counting; indexed, since a new one (most) has no events
     const events = session.events
     let turns = 0

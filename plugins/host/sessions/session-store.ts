@@ -73,14 +73,20 @@ function isDeepFrozen(value: unknown): boolean {
 }
 
 export class SessionLog {
+  // the public fields are `declare`d and assigned in the constructor, in their former order: as a
+  // parameter property or fields each would be defined twice per session (see HostAgent)
+  declare readonly header: SessionHeader
   readonly #events: SessionEvent[]
   /** Set on publication; until then appends are silent (SPEC §1.3 creation transaction). */
-  observer?: AppendObserver
+  declare observer?: AppendObserver
   /** The scope of the session's agent, bound on publication: the observer's listeners. */
-  scope?: AgentScope
+  declare scope?: AgentScope
 
-  constructor(readonly header: SessionHeader, events: SessionEvent[] = []) {
+  constructor(header: SessionHeader, events: SessionEvent[] = []) {
+    this.header = header
     this.#events = events
+    this.observer = undefined
+    this.scope = undefined
   }
 
   get id(): string { return this.header.id }
