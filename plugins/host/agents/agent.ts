@@ -16,7 +16,7 @@ import type {
 } from '../../../lib/types.ts'
 import { AgentScope, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
-import { type LoopServices, runTurn } from './loop.ts'
+import { completed, type LoopServices, runTurn } from './loop.ts'
 import { TurnState } from './turn-state.ts'
 
 export { TurnCancelledError } from './turn-state.ts'
@@ -193,7 +193,8 @@ export class HostAgent implements Agent {
   private endTurn(state: AgentTurn, reason: TurnEndReason): void {
     // still current while its end is appended: a listener's followup queues behind it
     state.ended = true
-    this.session.append('turn/end', { turn: state.turn, reason })
+    if (reason === completed) this.session.appendTurnEnd(state.turn, reason)
+    else this.session.append('turn/end', { turn: state.turn, reason })
     this.#current = undefined
     const next = state.queue?.shift()
     if (next) {

@@ -5,7 +5,7 @@
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
-import type { AnySessionEvent, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
+import type { AnySessionEvent, SessionEvent, SessionEventData, SessionEventType, SessionHeader, TurnEndReason, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
 /** Called after every append of a published session. Must not throw. */
@@ -150,6 +150,22 @@ export class SessionLog {
       seq: this.#events.length,
       type: 'step/start',
       data: Object.freeze({ turn, step }),
+    })
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /**
+   * `append('turn/end', {turn, reason})` for a reason the loop made of its own values alone (its
+   * shared frozen `completed`), without the JSON-data walk: every plain turn ends so. A reason that
+   * may carry a listener's or a caller's values (a budget limit, a cancel cause) takes `append`.
+   */
+  appendTurnEnd(turn: number, reason: TurnEndReason): SessionEvent<'turn/end'> {
+    const event: SessionEvent<'turn/end'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'turn/end',
+      data: Object.freeze({ turn, reason: Object.freeze(reason) }),
     })
     this.#events.push(event)
     this.observer?.(this, event)
