@@ -3,7 +3,9 @@
  */
 import type { Context } from 'cordis'
 import { copyContent } from '../../../lib/content.ts'
-import { AgentDisposedError } from '../../../lib/errors.ts'
+import { AgentDisposedError, thrownMessage } from '../../../lib/errors.ts'
+import { toFrozenJson } from '../../../lib/frozen-json.ts'
+import { MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { isKnownEvent } from '../../../lib/session-event.ts'
 import type {
   Agent,
@@ -46,6 +48,15 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }]
   if (!Array.isArray(content)) throw new TypeError('message content must be a string or an array of content blocks')
   return copyContent(content, 'message content block')
+}
+
+/** `cause` as the frozen copy its turn/end holds (turn/end data → reason → cause: two levels above it). */
+function copyCause(cause: CancelCause): CancelCause {
+  try {
+    return toFrozenJson(cause, MAX_JSON_DATA_DEPTH - 2) as unknown as CancelCause
+  } catch (error) {
+    throw new TypeError(`agent cancel cause must be JSON data: ${thrownMessage(error)}`, { cause: error })
+  }
 }
 
 /**
@@ -137,11 +148,18 @@ export class HostAgent implements Agent {
     return current.idle.promise
   }
 
+  /**
+   * Cancels the running turn with `cause` (nothing when idle) and drops input queued behind it.
+   * The cause goes into the turn's `turn/end` as a frozen copy: a cause that is not JSON data
+   * throws a `TypeError` naming it, before anything changes (appended as it was, it would fail the
+   * turn's end and leave the agent running).
+   */
   cancel(cause: CancelCause): void {
     const current = this.#current
     if (!current) return
+    const copy = copyCause(cause)
     current.queue = undefined
-    if (!current.ended) current.cancel(cause)
+    if (!current.ended) current.cancel(copy)
   }
 
   /** Model messages for the whole log, synced incrementally while a turn runs (plugins may append too). */
