@@ -63,6 +63,11 @@ async function start(
   }
   process.once('SIGINT', () => void exit(130))
   process.once('SIGTERM', () => void exit(143))
+  // a reader that went away (`… | head`) ends the host as SIGPIPE would, with its entries
+  // unloaded; unheard, the stream's 'error' event would crash the process with a stack trace
+  const onOutputError = (error: NodeJS.ErrnoException) => void exit(error.code === 'EPIPE' ? 141 : 1)
+  process.stdout.on('error', onOutputError)
+  process.stderr.on('error', onOutputError)
   // SIGHUP re-reads the config, the conventional way to reload without --watch
   process.on('SIGHUP', () => void loader.reload().catch(() => {}))
 

@@ -2,6 +2,8 @@
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { once } from 'node:events'
 import { expect } from 'chai'
 import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
@@ -275,5 +277,61 @@ describe('subagent-inprocess start --quiet / --verbose (the demo config)', funct
     const outcome = await runCli(['start', 'cordis.yml', '--verbose', '--quiet'], env)
     expect(outcome.code).to.equal(2)
     expect(outcome.stderr).to.match(/^--verbose and --quiet cannot be used together\n\nusage: /)
+  })
+})
+
+describe('subagent-inprocess start with a closed stdout', function () {
+  this.timeout(60_000)
+  let space: Workspace
+
+  beforeEach(() => {
+    space = workspace()
+  })
+
+  afterEach(() => space.cleanup())
+
+  it('stops the host with exit 141 and no stack trace when its reader goes away mid-stream, keeping the session file whole', async () => {
+    const root = new URL('../../', import.meta.url).pathname
+    // a model that streams until its request is aborted: the transcript writes to stdout forever
+    space.write(
+      'forever.ts',
+      `import type { Context } from 'cordis'
+import type { ModelRequest, StreamPart } from '${root}lib/types.ts'
+export default function Forever(ctx: Context) {
+  ctx.models.register('forever', {
+    async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
+      while (!request.signal.aborted) {
+        yield { type: 'text-delta', text: 'tick ' }
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      throw request.signal.reason
+    },
+  })
+  void ctx.agents.create({ sessionId: 'streamer', agentOptions: { provider: 'forever', model: 'm' } }).then(({ agent }) => agent.followup('go'))
+}
+Forever.inject = ['agents', 'models']
+`,
+    )
+    space.write(
+      'cordis.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  session-files: { path: ${root}plugins/session-files/index.ts, config: { dir: ${JSON.stringify(join(space.dir, "sessions"))} } }
+  transcript: { path: ${root}demo/transcript.ts }
+  forever: { path: ./forever.ts }
+`,
+    )
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'start', space.configFile], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    // the reader goes away after the first streamed text, as `| head -c 1` would
+    child.stdout.once('data', () => child.stdout.destroy())
+    const [code] = (await once(child, 'close')) as [number | null]
+    expect([code, stderr]).to.deep.equal([141, ''])
+    const lines = readFileSync(join(space.dir, 'sessions', 'streamer.jsonl'), 'utf8').trimEnd().split('\n')
+    expect(JSON.parse(lines.at(-1)!)).to.deep.include({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } } })
   })
 })
