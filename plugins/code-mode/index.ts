@@ -5,7 +5,8 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type {} from '../host/index.ts'
-import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES } from './sandbox.ts'
+import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from './sandbox.ts'
 import { locateInterpreterWasm } from './interpreter-code.ts'
 import { SandboxPool } from './worker-pool.ts'
 import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
@@ -14,6 +15,7 @@ import { runCodeTool } from './tool.ts'
 export {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,
+  MAX_MEMORY_BYTES,
   MIN_MEMORY_BYTES,
   runSandboxed,
   type SandboxBinding,
@@ -50,8 +52,8 @@ export namespace CodeMode {
   }
   export const Config: Schema<Config> = localizeConfig(
     Schema.object({
-      timeoutMs: Schema.natural().min(1).default(DEFAULT_TIMEOUT_MS),
-      memoryBytes: Schema.natural().min(MIN_MEMORY_BYTES).default(DEFAULT_MEMORY_BYTES),
+      timeoutMs: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(DEFAULT_TIMEOUT_MS),
+      memoryBytes: Schema.natural().min(MIN_MEMORY_BYTES).max(MAX_MEMORY_BYTES).default(DEFAULT_MEMORY_BYTES),
       locale: localeOption(),
     }),
     'codeMode',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { ToolExecution } from '../../lib/types.ts'
-import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, liveSandboxWorkers, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
+import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, MAX_MEMORY_BYTES, liveSandboxWorkers, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
 import { createHost } from '../support/harness.ts'
 import { createFixture, textOf } from './fixture.ts'
 
@@ -249,6 +249,30 @@ describe('CodeMode plugin', () => {
         (reason: unknown) => reason,
       )
       expect(error).to.be.an('error')
+      expect(host.root.tools.get('run_code')).to.equal(undefined)
+    })
+
+    // a timer past 2^31 - 1 ms fires after 1 ms: every program would time out at once
+    it('rejects a timeoutMs past 2147483647 ms in its config, naming the field', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode, { timeoutMs: 2 ** 31, memoryBytes: 1024 * 1024 })
+      const error = await fiber.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      )
+      expect(String(error)).to.include('timeoutMs').and.include('2147483647')
+      expect(host.root.tools.get('run_code')).to.equal(undefined)
+    })
+
+    // a 32-bit interpreter memory cannot hold more: every run would fail to make its instance
+    it('rejects a memoryBytes past what a 4 GiB interpreter memory holds in its config, naming the field', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode, { timeoutMs: 5000, memoryBytes: 2 ** 32 })
+      const error = await fiber.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      )
+      expect(String(error)).to.include('memoryBytes').and.include(String(MAX_MEMORY_BYTES))
       expect(host.root.tools.get('run_code')).to.equal(undefined)
     })
 
