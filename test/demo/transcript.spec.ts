@@ -99,7 +99,7 @@ describe('TranscriptPrinter', () => {
     const parent = session('parent')
     printer.event(parent, event(0, 'turn/start', { turn: 1, trigger: 'message' }))
     printer.event(parent, event(1, 'turn/end', { turn: 1, reason: { kind: 'error', error: { message: 'model request failed: HTTP 401' } } }))
-    expect(lines[0]).to.match(/^ {11}turn 1 error: model request failed: HTTP 401 · \d+\.\d ms$/)
+    expect(lines[0]).to.match(/^ {11}turn 1 error: model request failed: HTTP 401 · \d+(\.\d)? ms$/)
   })
 
   it('cuts a message longer than maxLines', () => {
