@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { expect } from 'chai'
+import { parseSessionFile } from '../../plugins/session-files/index.ts'
 import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
 import { projectRoot, runCli } from '../support/cli.ts'
 import { probeSource, type Workspace, workspace } from './fixture.ts'
@@ -292,7 +293,8 @@ describe('subagent-inprocess start with a closed stdout', function () {
 
   it('stops the host with exit 141 and no stack trace when its reader goes away mid-stream, keeping the session file whole', async () => {
     const root = new URL('../../', import.meta.url).pathname
-    // a model that streams until its request is aborted: the transcript writes to stdout forever
+    // an agent that answers in a stream of text turn after turn: the transcript writes to stdout
+    // until the process ends (one endless message would not do: the transcript shows 14 lines of it)
     space.write(
       'forever.ts',
       `import type { Context } from 'cordis'
@@ -300,14 +302,24 @@ import type { ModelRequest, StreamPart } from '${root}lib/types.ts'
 export default function Forever(ctx: Context) {
   ctx.models.register('forever', {
     async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
-      while (!request.signal.aborted) {
+      for (let i = 0; i < 40; i++) {
         yield { type: 'text-delta', text: 'tick ' }
         await new Promise((resolve) => setImmediate(resolve))
       }
-      throw request.signal.reason
+      yield { type: 'finish', reason: 'stop' }
     },
   })
-  void ctx.agents.create({ sessionId: 'streamer', agentOptions: { provider: 'forever', model: 'm' } }).then(({ agent }) => agent.followup('go'))
+  void ctx.agents.create({ sessionId: 'streamer', agentOptions: { provider: 'forever', model: 'm' } }).then(({ agent }) => {
+    ctx.on('session/event', (session, event) => {
+      if (session !== agent.session || event.type !== 'turn/end') return
+      try {
+        agent.followup('again')
+      } catch {
+        // disposed with the plugin
+      }
+    })
+    agent.followup('go')
+  })
 }
 Forever.inject = ['agents', 'models']
 `,
@@ -331,7 +343,12 @@ Forever.inject = ['agents', 'models']
     child.stdout.once('data', () => child.stdout.destroy())
     const [code] = (await once(child, 'close')) as [number | null]
     expect([code, stderr]).to.deep.equal([141, ''])
-    const lines = readFileSync(join(space.dir, 'sessions', 'streamer.jsonl'), 'utf8').trimEnd().split('\n')
-    expect(JSON.parse(lines.at(-1)!)).to.deep.include({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } } })
+    // the entries were unloaded: the file is whole, every turn it started has ended
+    const { events, isTorn } = parseSessionFile('streamer', readFileSync(join(space.dir, 'sessions', 'streamer.jsonl'), 'utf8'))
+    expect(isTorn).to.equal(false)
+    const starts = events.filter((event) => event.type === 'turn/start').length
+    expect(starts).to.be.greaterThan(0)
+    expect(events.filter((event) => event.type === 'turn/end').length).to.equal(starts)
+    expect(events.at(-1)?.type).to.equal('turn/end')
   })
 })
