@@ -102,6 +102,15 @@ describe('TranscriptPrinter', () => {
     expect(lines[0]).to.match(/^ {11}turn 1 error: model request failed: HTTP 401 · \d+(\.\d)? ms$/)
   })
 
+  // model text and tool output are untrusted: an escape sequence could clear or retitle the terminal
+  it('shows the control characters of streamed text and of a tool result instead of writing them', () => {
+    const parent = session('parent')
+    printer.event(parent, event(0, 'assistant/delta', { turn: 1, step: 1, text: '\x1b[2Jwiped\rmasked' }))
+    printer.event(parent, event(1, 'assistant/message', { turn: 1, step: 1, content: text('\x1b[2Jwiped\rmasked') }))
+    printer.event(parent, event(2, 'tool/result', { turn: 1, step: 1, callId: 'c1', name: 'fetch', isError: false, content: text('\x1b]0;owned\x07page') }))
+    expect(lines).to.deep.equal(['assistant  ␛[2Jwiped␍masked', 'tool       fetch ✓ ␛]0;owned␇page'])
+  })
+
   it('cuts a message longer than maxLines', () => {
     printer.event(session('parent'), event(0, 'assistant/message', { turn: 1, step: 1, content: text('a\nb\nc\nd\ne') }))
     expect(lines).to.deep.equal(['assistant  a', '           b', '           … (3 more lines)'])
