@@ -22,11 +22,12 @@
  * Run: `node --expose-gc --import tsx bench/window.ts [--tiering] [--structured] [--profile=<prefix>]`.
  */
 import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { fileURLToPath } from 'node:url'
 import { benchCycle } from './cycle.ts'
 import { fullGc } from './heap.ts'
+import { mainThreadCpuMs, mainThreadFaults } from './main-thread.ts'
 import { printSummary, runBenchmark } from './report.ts'
 
 const args = process.argv.slice(2)
@@ -59,29 +60,6 @@ function percentile(sorted: readonly number[], p: number): number {
 
 function sorted(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b)
-}
-
-/** The main thread's fields of /proc/self/task/<pid>/stat after the command name, or `null` off Linux. */
-function mainThreadStat(): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
-    // the fields after the parenthesised command name, which may itself hold spaces
-    return stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
-  } catch {
-    return null
-  }
-}
-
-/** The main thread's minor page faults so far (field 10 of the stat line), or `null` off Linux. */
-function mainThreadFaults(): number | null {
-  const fields = mainThreadStat()
-  return fields && Number(fields[7])
-}
-
-/** The main thread's user + system CPU so far in ms (fields 14–15, in clock ticks of 10 ms), or `null`. */
-function mainThreadCpuMs(): number | null {
-  const fields = mainThreadStat()
-  return fields && (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 interface Window {

@@ -6,6 +6,7 @@ import { contentBlockProblem } from '../../lib/content.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
+import { assertReservation } from '../../lib/tree-budget.ts'
 import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
 
@@ -179,6 +180,8 @@ function assertRequestShape(request: SubagentStartRequest): void {
   if (request.callId !== undefined && typeof request.callId !== 'string') {
     throw new TypeError('subagent request callId must be a string')
   }
+  // step 0 whether or not a plugin serves the field: its shape is public (SPEC §9), its service is not
+  if (request.budget !== undefined) assertReservation(request.budget)
   if (agentOptions !== undefined && (typeof agentOptions !== 'object' || agentOptions === null || Array.isArray(agentOptions))) {
     throw new TypeError('subagent request agentOptions must be an object')
   }

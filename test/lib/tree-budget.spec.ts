@@ -121,6 +121,16 @@ describe('tree budget arithmetic (lib/tree-budget.ts)', () => {
     expect(budgetError(() => root.assertCanStart({ tokens: 40 })).message).to.equal('subagent budget exhausted: tokens 70 of 100')
   })
 
+  it('names the first short limit, in the order children, tokens, model requests, when a reservation is short of several', () => {
+    const root = tree({ children: 1, tokens: 10, modelRequests: 5 })
+    const limitShort = (reservation: Parameters<Pool['assertCanStart']>[0]) => budgetError(() => root.assertCanStart(reservation)).limit
+    expect([
+      limitShort({ tokens: 20, modelRequests: 6, children: 1 }),
+      limitShort({ tokens: 20, modelRequests: 6 }),
+      limitShort({ modelRequests: 6 }),
+    ]).to.deep.equal(['children', 'tokens', 'modelRequests'])
+  })
+
   it('needs one child more than the reserved children', () => {
     const root = tree({ children: 3 })
     expect(() => root.assertCanStart({ children: 2 })).not.to.throw()

@@ -39,6 +39,16 @@ describe('Tracing spans', () => {
     ])
   })
 
+  it("names the run span after the child's id when the call gave no label", async () => {
+    let childId: string | undefined
+    const off = host.root.on('subagent/start', (info) => void (childId = info.childId))
+    await delegate({ prompt: 'review it' }, { text: 'looks good' })
+    off()
+    const run = named(host.recorder.spans(), `invoke_agent ${childId}`)
+    expect(run.attributes['gen_ai.agent.id']).to.equal(childId)
+    expect(run.attributes).not.to.have.property('gen_ai.agent.name')
+  })
+
   it('records model, usage and stop reason with the GenAI attribute names', async () => {
     await delegate({ prompt: 'review it', label: 'review', mode: 'fork' }, { text: 'looks good', usage: { inputTokens: 30, outputTokens: 4 } })
     const spans = host.recorder.spans()

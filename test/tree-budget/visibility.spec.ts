@@ -19,6 +19,35 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     )
   })
 
+  it('contributes the section as "delegation" at order 150, in the tool guidance band', async () => {
+    const fixture = await createBudgetFixture({ depthPolicy: { maxDepth: 2 }, subagentTool: {} })
+    const { sections } = fixture.host.root.systemPrompt.assemble(fixture.root)
+    expect(sections.filter((section) => section.text.startsWith('Delegation:')).map(({ name, order }) => ({ name, order }))).to.deep.equal([
+      { name: 'delegation', order: 150 },
+    ])
+  })
+
+  it('gives a child below the cap the section with its own depth', async () => {
+    const fixture = await createBudgetFixture({ depthPolicy: { maxDepth: 2 }, subagentTool: {} })
+    fixture.host.scripted.push('hang')
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    const section = fixture.host.root.systemPrompt.assemble(run.agent).sections.find((entry) => entry.name === 'delegation')
+    expect(section?.text).to.equal(
+      'Delegation: you are at depth 1; a subagent you start runs at depth 2.\nThe deepest subagent allowed runs at depth 2.\nSubagents you start cannot start subagents of their own.\nLeft for this delegation tree: unlimited tokens, unlimited model requests, unlimited subagent starts.',
+    )
+    await run.dispose()
+  })
+
+  it('gives no delegation section to an agent that cannot see subagent', async () => {
+    const fixture = await createBudgetFixture({ depthPolicy: { maxDepth: 1 }, subagentTool: {} })
+    fixture.host.scripted.push('hang')
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    expect(fixture.host.root.tools.get('subagent', run.agent)).to.equal(undefined)
+    const { sections } = fixture.host.root.systemPrompt.assemble(run.agent)
+    expect(sections.map((section) => section.name)).not.to.include('delegation')
+    await run.dispose()
+  })
+
   it('writes the delegation section in zh-CN when the tool is set to it', async () => {
     const fixture = await createBudgetFixture({ budget: { maxTokens: 900 }, subagentTool: { locale: 'zh-CN' } })
     fixture.host.scripted.push({ text: 'ok' })
@@ -59,6 +88,14 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect(fixture.host.root.tools.get('subagent', fixture.root)).to.equal(undefined)
     await fixture.fiber.update({ maxTokens: 50 })
     expect(fixture.host.root.tools.get('subagent', fixture.root)?.name).to.equal('subagent')
+  })
+
+  it('gives the delegation section with depth and cap, and no budget line, while only DepthPolicy is loaded', async () => {
+    const fixture = await createFixture({ depthPolicy: { maxDepth: 2 } })
+    const section = fixture.host.root.systemPrompt.assemble(fixture.parent).sections.find((entry) => entry.name === 'delegation')
+    expect(section?.text).to.equal(
+      'Delegation: you are at depth 0; a subagent you start runs at depth 1.\nThe deepest subagent allowed runs at depth 2.',
+    )
   })
 
   it('gives no delegation section while neither DepthPolicy nor TreeBudget is loaded', async () => {
