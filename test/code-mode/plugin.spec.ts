@@ -241,6 +241,23 @@ describe('CodeMode plugin', () => {
       await fiber.dispose()
     })
 
+    // a restart left no run_code while the old workers ended: a model's call met UNKNOWN_TOOL
+    it('keeps run_code registered at every turn of the event loop while a config update applies', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode)
+      await fiber
+      let isUpdated = false
+      void Promise.resolve(fiber.update({ timeoutMs: 1500, memoryBytes: 8 * 1024 * 1024 })).then(() => (isUpdated = true))
+      const missing: number[] = []
+      for (let turn = 0; !isUpdated; turn++) {
+        if (!host.root.tools.get('run_code')) missing.push(turn)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      expect(missing).to.deep.equal([])
+      expect(host.root.tools.get('run_code')?.description).to.equal(describeRunCode({ timeoutMs: 1500, memoryBytes: 8 * 1024 * 1024 }))
+      await fiber.dispose()
+    })
+
     it('rejects a memoryBytes below 1 MiB in its config', async () => {
       const host = await createHost()
       const fiber = host.root.plugin(CodeMode, { timeoutMs: 5000, memoryBytes: 1024 })
