@@ -140,7 +140,9 @@ export class ListenerDispatch {
   /**
    * A waterfall for listeners that may answer with a promise. `next()` always returns a promise
    * and starts the inner listener a microtask later, on a fresh stack, so the stack depth stays
-   * the same however many listeners there are. A throw or rejection propagates.
+   * the same however many listeners there are; the innermost `next()` runs the core at once (it
+   * only hands back a value, and a throw becomes the promise's rejection). A throw or rejection
+   * propagates.
    */
   waterfallAsync<R>(name: string, args: unknown[], core: () => R | Promise<R>, local?: readonly Listener[]): Promise<R> {
     this.observe('waterfall', name, args)
@@ -248,9 +250,22 @@ function fallAsyncStep<R>(listeners: Listener[], index: number, name: string, ar
   return (listener as (...a: unknown[]) => R | Promise<R>)(...args, () => {
     if (called) throw new HookMisuseError(name, `next() called twice in a "${name}" listener`)
     called = true
+    const inner = index + 1
+    // the core is no listener (it only hands back the value the waterfall started from), so it
+    // may run now: one promise for its answer instead of a hop and a reaction
+    if (inner === listeners.length) return fallAsyncCore(core)
     // a plain value from the inner step resolves this promise without one more adoption
-    return Promise.resolve(index + 1).then((inner) => fallAsyncStep(listeners, inner, name, args, core))
+    return Promise.resolve(inner).then((at) => fallAsyncStep(listeners, at, name, args, core))
   })
+}
+
+/** The core's answer as a promise; a throw becomes its rejection. */
+function fallAsyncCore<R>(core: () => R | Promise<R>): Promise<R> {
+  try {
+    return Promise.resolve(core())
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 async function serialAfter(pending: PromiseLike<unknown>, listeners: Listener[], index: number, args: unknown[]): Promise<void> {

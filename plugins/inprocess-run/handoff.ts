@@ -134,18 +134,20 @@ function settle(
   return read
 }
 
-async function settleThroughHook(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult): Promise<SubagentResult> {
-  let result: SubagentResult
-  try {
-    result = await dispatch.waterfallAsync('subagent/settle', [read, run], () => read)
-  } catch (error) {
-    emitFailedEnd(run, dispatch, error)
-    throw error
-  } finally {
-    run.releaseAbort()
-  }
-  emitEnd(run, dispatch, result)
-  return result
+function settleThroughHook(run: HandedOffRun, dispatch: Dispatch, read: SubagentResult): Promise<SubagentResult> {
+  // one reaction on the waterfall's promise instead of an async frame awaiting it
+  return dispatch.waterfallAsync('subagent/settle', [read, run], () => read).then(
+    (result) => {
+      run.releaseAbort()
+      emitEnd(run, dispatch, result)
+      return result
+    },
+    (error: unknown) => {
+      emitFailedEnd(run, dispatch, error)
+      run.releaseAbort()
+      throw error
+    },
+  )
 }
 
 /** `settle` as a promise, for the paths that end a run without driving it (a throw becomes its rejection). */

@@ -121,8 +121,8 @@ export function captureBody(stateOf: StateOf, texts: CaptureTexts): (args: never
 const RECORDED_VALUE: JsonValue = Object.freeze({ recorded: true })
 
 /**
- * A capture tool definition: `schema` (already checked against the subset) is its parameter schema
- * as given, never copied, so it must not be mutated after the start. Definitions carry no state of
+ * A capture tool definition: `schema` (already checked against the subset, and frozen: the schema
+ * cache's copy) is its parameter schema as given. Definitions carry no state of
  * their own (`execute` finds the child's through `exec.agent`), so one serves every child with the
  * same schema.
  */

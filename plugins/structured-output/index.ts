@@ -109,9 +109,12 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     guard: captureGuard(stateOf, locale),
     onAssemble: (assembly, info, next) => {
       // a child still unpublished at unload is missed by the unload loop below; it is adopted at
-      // its first prompt assembly, which comes before any outcome `settle` would change
-      const state = states.get(info.agent)
-      if (!isActive && state !== undefined) adoptRun(root, info.agent, state)
+      // its first prompt assembly, which comes before any outcome `settle` would change (looked up
+      // only then: the instance is active for nearly every assembly)
+      if (!isActive) {
+        const state = states.get(info.agent)
+        if (state !== undefined) adoptRun(root, info.agent, state)
+      }
       assembly.sections.push({ name: STRUCTURED_OUTPUT_SECTION, order: STRUCTURED_OUTPUT_ORDER, text: texts.instruction })
       return next()
     },
@@ -131,8 +134,8 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   listenDirect(ctx, 'subagent/setup', (child, plan) => {
     const schema = plan.request.outputSchema
     if (schema === undefined) return
-    // checked at entry, so this is a lookup
-    const { value: definition } = schemas.entry(requestedJsonSchema(schema) as JsonSchema)
+    // checked at entry: the definition made then, even if the caller changed its object since
+    const { value: definition } = schemas.entryChecked(requestedJsonSchema(schema) as JsonSchema)
     states.set(child, new CaptureState())
     installCapture(child, definition, shared)
   })

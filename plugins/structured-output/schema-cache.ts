@@ -3,9 +3,12 @@
  * one schema object and what hangs off it: one compiled validator (cached per schema object by
  * `lib/json-validation.ts`) and one tool definition. A caller that builds its schema afresh for
  * each start (the `subagent` tool parses one from every call) compiles it once, not per child.
- * Pure: no cordis.
+ * The shared schema object is the cache's own deep-frozen copy of the text, so a caller that
+ * changes its schema object later changes nothing a start already uses. Pure: no cordis.
  */
-import type { JsonSchema } from '../../lib/types.ts'
+import { parseFrozenJson } from '../../lib/frozen-json.ts'
+import { type JsonShape, jsonShapeOf, matchesJsonShape } from '../../lib/json-shape.ts'
+import type { JsonSchema, JsonValue } from '../../lib/types.ts'
 
 /** Distinct schema texts kept at most; the least recently used one goes first. */
 export const SCHEMA_CACHE_ENTRIES = 64
@@ -13,24 +16,35 @@ export const SCHEMA_CACHE_ENTRIES = 64
 /** Longest schema text that is interned (longer ones are served per schema object only). */
 export const SCHEMA_CACHE_MAX_TEXT = 65_536
 
-/** What is kept for one schema: the object every equal schema maps to, and the caller's value. */
+/** What is kept for one schema text: the object every equal schema maps to, and the caller's value. */
 export interface SchemaEntry<T> {
+  /** A deep-frozen copy of the schema's JSON text. */
   readonly schema: JsonSchema
   readonly value: T
 }
 
+/** An entry and the shape of its text, which a schema object must still match to be served it. */
+interface Interned<T> {
+  readonly entry: SchemaEntry<T>
+  readonly shape: JsonShape
+}
+
 /**
- * A bounded cache of schema entries. `entry` answers by object identity first (a weak map, so a
- * schema object seen before costs one lookup), then by JSON text: two equal schemas (same text,
- * key order included, so the model is shown the same parameters) get the entry made for the first.
+ * A bounded cache of schema entries. `entry` answers by object identity first (a weak map), as
+ * long as the object still stands for the text it was first seen with (compared in one walk, no
+ * serialization), then by JSON text: two equal schemas (same text, key order included, so the
+ * model is shown the same parameters) get the entry made for the first. A schema object changed
+ * since it was seen is checked and looked up again, so it is never served the validator of its
+ * old text.
  */
 export class SchemaCache<T> {
-  #byText = new Map<string, SchemaEntry<T>>()
-  #byObject = new WeakMap<object, SchemaEntry<T>>()
+  #byText = new Map<string, Interned<T>>()
+  #byObject = new WeakMap<object, Interned<T>>()
 
   /**
-   * `check` is run on a schema object not seen before (it throws for a schema that must not be
-   * used; nothing is cached then); `make` builds the value of a schema text not seen before.
+   * `check` is run on a schema not seen before, or changed since (it throws for a schema that must
+   * not be used; nothing is cached then); `make` builds the value of a schema text not seen
+   * before, from the entry's frozen copy.
    */
   constructor(
     private readonly check: (schema: JsonSchema) => void,
@@ -43,24 +57,37 @@ export class SchemaCache<T> {
     return this.#byText.size
   }
 
-  /** The entry for `schema`, checked and made on first sight. Throws what `check` or `make` throw. */
+  /**
+   * The entry for `schema` as it is now, checked and made on first sight of its text. Throws what
+   * `check` or `make` throw.
+   */
   entry(schema: JsonSchema): SchemaEntry<T> {
     const known = this.#byObject.get(schema)
-    if (known !== undefined) return known
+    if (known !== undefined && matchesJsonShape(schema, known.shape)) return known.entry
     this.check(schema)
     // after the check: the schema is JSON data of bounded depth and size, so this cannot throw
     const text = JSON.stringify(schema)
-    let entry = this.#byText.get(text)
-    if (entry === undefined) {
-      entry = { schema, value: this.make(schema) }
-      if (text.length <= SCHEMA_CACHE_MAX_TEXT) this.#remember(text, entry)
+    let interned = this.#byText.get(text)
+    if (interned === undefined) {
+      const copy = parseFrozenJson(text) as JsonSchema
+      interned = { entry: { schema: copy, value: this.make(copy) }, shape: jsonShapeOf(copy as JsonValue) }
+      if (text.length <= SCHEMA_CACHE_MAX_TEXT) this.#remember(text, interned)
     } else {
       // most recently used last: eviction takes the first
       this.#byText.delete(text)
-      this.#byText.set(text, entry)
+      this.#byText.set(text, interned)
     }
-    this.#byObject.set(schema, entry)
-    return entry
+    this.#byObject.set(schema, interned)
+    return interned.entry
+  }
+
+  /**
+   * The entry `entry` last answered for this very object, without comparing it again: for a later
+   * step of a start whose schema `entry` already checked, which must not fail on a change made
+   * since. Falls back to `entry` for an object not held (e.g. after `clear`).
+   */
+  entryChecked(schema: JsonSchema): SchemaEntry<T> {
+    return this.#byObject.get(schema)?.entry ?? this.entry(schema)
   }
 
   /** Forgets every schema (the plugin unloads); entries already handed out stay valid. */
@@ -69,8 +96,8 @@ export class SchemaCache<T> {
     this.#byObject = new WeakMap()
   }
 
-  #remember(text: string, entry: SchemaEntry<T>): void {
-    this.#byText.set(text, entry)
+  #remember(text: string, interned: Interned<T>): void {
+    this.#byText.set(text, interned)
     if (this.#byText.size > this.capacity) this.#byText.delete(this.#byText.keys().next().value!)
   }
 }

@@ -109,6 +109,25 @@ describe('session events (SPEC §1.2)', () => {
     expect(Object.isFrozen(data.content[0])).to.equal(true)
   })
 
+  it('freezes the tool/result events the loop writes, down to their content blocks', async () => {
+    const s = await scene()
+    s.root.tools.register({ name: 'shout', description: 'shouts', parameters: { type: 'object' }, execute: () => 'HI' })
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'shout', arguments: '{}' }, { id: 'c2', name: 'missing', arguments: '{}' }] }, { text: 'done' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const results = agent.session.events.filter((event) => event.type === 'tool/result')
+    expect(results.map((event) => event.data)).to.deep.equal([
+      { turn: 1, step: 1, callId: 'c1', name: 'shout', isError: false, content: [{ type: 'text', text: 'HI' }] },
+      { turn: 1, step: 1, callId: 'c2', name: 'missing', isError: true, content: [{ type: 'text', text: 'Error: unknown tool "missing"' }] },
+    ])
+    const frozen = results.flatMap((event) => {
+      const data = event.data as { content: object[] }
+      return [event, data, data.content, ...data.content].map((part) => Object.isFrozen(part))
+    })
+    expect(frozen).to.deep.equal(new Array(8).fill(true))
+  })
+
   it('freezes turn/start and step/start and lets session/event observers hear them in order', async () => {
     const s = await scene()
     const { agent } = await s.create()

@@ -73,6 +73,19 @@ describe('ListenerDispatch.waterfallAsync for the tool hooks', () => {
     expect(kinds).to.deep.equal(['promise'])
   })
 
+  it('hands the innermost listener a core that throws as a rejected next(), not a throw', async () => {
+    const seen: string[] = []
+    const innermost = ((next: () => Promise<unknown>) => {
+      const inner = next()
+      seen.push(inner instanceof Promise ? 'promise' : typeof inner)
+      return inner.catch((error: Error) => `caught ${error.message}`)
+    }) as Listener
+    const result = await dispatchWith([innermost]).waterfallAsync('test/hook', [], () => {
+      throw new Error('core broke')
+    })
+    expect([seen, result]).to.deep.equal([['promise'], 'caught core broke'])
+  })
+
   it('resolves to the core’s value when nobody listens', async () => {
     expect(await dispatchWith([]).waterfallAsync('test/hook', [], () => 'core')).to.equal('core')
   })

@@ -38,6 +38,36 @@ describe('SchemaCache (issue 15: one compiled schema per distinct text)', () => 
     expect(counts).to.deep.equal({ checked: 1, made: 1 })
   })
 
+  it('checks a schema object again once it was changed, and gives it the entry of its new text', () => {
+    const { cache, counts } = countingCache()
+    const schema = schemaWith('answer')
+    const first = cache.entry(schema)
+    ;(schema.required as string[]).push('answer')
+    const second = cache.entry(schema)
+    expect(second).to.not.equal(first)
+    expect(second.schema).to.deep.equal(schema)
+    expect(counts).to.deep.equal({ checked: 2, made: 2 })
+  })
+
+  it('hands out a frozen copy of the schema, which a change to the caller\'s object leaves as it was', () => {
+    const { cache } = countingCache()
+    const schema = schemaWith('answer')
+    const { schema: copy } = cache.entry(schema)
+    ;(schema.required as string[]).push('more')
+    expect(copy).to.not.equal(schema)
+    expect(copy).to.deep.equal(schemaWith('answer'))
+    expect(Object.isFrozen(copy) && Object.isFrozen(copy.required)).to.equal(true)
+  })
+
+  it('answers entryChecked with the entry checked before, even after a change, without checking again', () => {
+    const { cache, counts } = countingCache()
+    const schema = schemaWith('answer')
+    const first = cache.entry(schema)
+    schema.type = 'array'
+    expect(cache.entryChecked(schema)).to.equal(first)
+    expect(counts).to.deep.equal({ checked: 1, made: 1 })
+  })
+
   it('gives a schema with other text its own entry', () => {
     const { cache } = countingCache()
     const first = cache.entry(schemaWith('answer'))
@@ -112,6 +142,22 @@ describe('StructuredOutput schema sharing (issue 15)', () => {
     expect(root.tools.get('structured_output', second.agent)?.parameters).to.deep.equal(schemaWith('verdict'))
     const result = await root.tools.execute({ name: 'structured_output', arguments: { answer: 'yes' }, agent: second.agent })
     expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: invalid arguments: value must have required property "verdict"' }])
+    await Promise.all([first.dispose(), second.dispose()])
+    await fixture.close()
+  })
+
+  it('validates a start against its schema object as changed after an earlier start, as the child is shown it', async () => {
+    const fixture = await createFixture()
+    const { root } = fixture.host
+    fixture.host.scripted.push('hang', 'hang')
+    const schema = schemaWith('answer')
+    const first = await root.inprocessRun.spawn(fixture.request({ outputSchema: schema }))
+    ;(schema.properties as Record<string, { type: string }>).answer!.type = 'integer'
+    const second = await root.inprocessRun.spawn(fixture.request({ outputSchema: schema }))
+    expect(root.tools.get('structured_output', first.agent)?.parameters).to.deep.equal(schemaWith('answer'))
+    expect(root.tools.get('structured_output', second.agent)?.parameters).to.deep.equal(schema)
+    const result = await root.tools.execute({ name: 'structured_output', arguments: { answer: 7 }, agent: second.agent })
+    expect(result.content).to.deep.equal([{ type: 'text', text: 'Structured output recorded.' }])
     await Promise.all([first.dispose(), second.dispose()])
     await fixture.close()
   })

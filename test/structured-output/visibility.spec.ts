@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { expect } from 'chai'
 import type { ModelRequest, ToolSchema } from '../../lib/types.ts'
 import {
@@ -28,7 +29,7 @@ function captureSchemas(request: ModelRequest): readonly ToolSchema[] {
 /** Answers each child with a capture that fits the schema it was shown. */
 function answerBySchema(request: ModelRequest) {
   const [schema] = captureSchemas(request)
-  return { toolCalls: [call('structured_output', schema?.parameters === nameSchema ? { name: 'ada' } : { count: 3 })] }
+  return { toolCalls: [call('structured_output', isDeepStrictEqual(schema?.parameters, nameSchema) ? { name: 'ada' } : { count: 3 })] }
 }
 
 const unknownTool = {
@@ -65,7 +66,7 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
     fixture.host.scripted.push('hang', 'hang')
     const child = await root.inprocessRun.spawn(fixture.request())
     const sibling = await root.inprocessRun.spawn(fixture.request({ outputSchema: undefined }))
-    expect(root.tools.get('structured_output', child.agent)?.parameters).to.equal(fixture.request().outputSchema)
+    expect(root.tools.get('structured_output', child.agent)?.parameters).to.deep.equal(fixture.request().outputSchema)
     for (const agent of [fixture.parent, sibling.agent, undefined]) {
       expect(root.tools.get('structured_output', agent)).to.equal(undefined)
       expect(root.tools.schemas(agent).map((tool) => tool.name)).to.not.include('structured_output')

@@ -81,12 +81,6 @@ async function runBatches(calls: readonly ToolCallBlock[], step: StepCalls): Pro
 }
 
 function record({ session, turn, step }: StepCalls, call: ToolCallBlock, result: ToolResult): void {
-  session.append('tool/result', {
-    turn,
-    step,
-    callId: call.id,
-    name: call.name,
-    isError: result.isError,
-    content: result.content,
-  })
+  // the pipeline's result is built from checked parts: no second JSON-data walk
+  session.appendToolResult(turn, step, call.id, call.name, result.isError, result.content)
 }

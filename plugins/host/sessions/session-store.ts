@@ -5,7 +5,7 @@
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
-import type { AnySessionEvent, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
+import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
 /** Called after every append of a published session. Must not throw. */
@@ -133,6 +133,25 @@ export class SessionLog {
     const usage = (data as { usage?: Usage }).usage
     if (usage) Object.freeze(usage)
     const event = Object.freeze({ seq: this.#events.length, type, data: Object.freeze(data) }) as AnySessionEvent as SessionEvent<T>
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /**
+   * Appends the loop's `tool/result` for one call, without the JSON-data walk: the call's id and
+   * name as the model part was checked, and a result the tool pipeline built from checked parts
+   * (`copyContent`'s copies, its own error texts). The content and its blocks are frozen in place,
+   * as `append` would; they must be fresh JSON blocks.
+   */
+  appendToolResult(turn: number, step: number, callId: string, name: string, isError: boolean, content: ContentBlock[]): SessionEvent<'tool/result'> {
+    for (let i = 0; i < content.length; i++) Object.freeze(content[i])
+    Object.freeze(content)
+    const event: SessionEvent<'tool/result'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'tool/result',
+      data: Object.freeze({ turn, step, callId, name, isError, content }),
+    })
     this.#events.push(event)
     this.observer?.(this, event)
     return event

@@ -107,9 +107,10 @@ interface Snapshot {
 const snapshots = new WeakMap<ToolDefinition, Snapshot>()
 
 /**
- * The frozen, bound form of a checked definition, as it is now. A definition registered again
- * unchanged (one shared definition registered into many agents, e.g. a structured child's
- * capture tool) gets the same one: no bound copies per registration. A changed field makes a new one.
+ * The frozen, bound form of `def` as it is now; throws what `assertDefinition` throws. A definition
+ * registered again unchanged (one shared definition registered into many agents, e.g. a structured
+ * child's capture tool) gets the same one, checked when it was made: no second check and no bound
+ * copies per registration. A changed field makes a new one, checked afresh.
  */
 function snapshotOf(def: ToolDefinition): ScopedTool {
   const known = snapshots.get(def)
@@ -124,6 +125,7 @@ function snapshotOf(def: ToolDefinition): ScopedTool {
   ) {
     return known.tool
   }
+  assertDefinition(def)
   const tool: ScopedTool = Object.freeze({
     name: def.name,
     description: def.description,
@@ -194,7 +196,6 @@ export class Tools extends HostService {
    * in the same scope.
    */
   register(def: ToolDefinition): () => void {
-    assertDefinition(def)
     const tool = snapshotOf(def)
     return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
       const table = scope ? (scope.tools ??= new SmallMap()) : this.globals
