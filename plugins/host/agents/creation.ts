@@ -177,6 +177,11 @@ export class AgentCreation {
     }
   }
 
+  /** The default `maxSteps` of every turn that starts from now on (a host config update, in place). */
+  set defaultMaxSteps(maxSteps: number) {
+    this.#runtime.defaultMaxSteps = maxSteps
+  }
+
   #makeRecord(agent: HostAgent): AgentRecord {
     const record = new AgentRecord(agent, this.#services)
     // a method bound to its record with no bound arguments: smaller than a closure and its
