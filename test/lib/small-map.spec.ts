@@ -51,4 +51,43 @@ describe('SmallMap', () => {
     map.set('b', 2)
     expect(map.only()).to.equal(undefined)
   })
+
+  describe('past 16 entries', () => {
+    const large = () => {
+      const map = new SmallMap<string, number>()
+      for (let i = 0; i < 20; i++) map.set(`k${i}`, i)
+      return map
+    }
+
+    it('answers has, get, size and keys in insertion order as it did while small', () => {
+      const map = large()
+      expect([map.size, map.has('k0'), map.get('k19'), map.get('k20')]).to.deep.equal([20, true, 19, undefined])
+      expect([...map.keys()]).to.deep.equal(Array.from({ length: 20 }, (_, i) => `k${i}`))
+    })
+
+    it('replaces in place, deletes, and gives the only entry once one is left', () => {
+      const map = large().set('k3', 33)
+      for (let i = 0; i < 20; i++) if (i !== 3) map.delete(`k${i}`)
+      expect([map.delete('k0'), map.size, map.get('k3'), map.only()]).to.deep.equal([false, 1, 33, 33])
+    })
+
+    it('iterates the keys as they were when the iteration started', () => {
+      const map = large()
+      const seen: string[] = []
+      for (const key of map.keys()) {
+        seen.push(key)
+        map.delete('k19')
+        map.set('late', 0)
+      }
+      expect(seen).to.have.length(20)
+      expect(seen.at(-1)).to.equal('k19')
+    })
+
+    it('finds NaN by SameValueZero, as Map does', () => {
+      const map = new SmallMap<number, string>()
+      for (let i = 0; i < 20; i++) map.set(i, `${i}`)
+      map.set(Number.NaN, 'nan')
+      expect([map.get(Number.NaN), map.get(-0)]).to.deep.equal(['nan', '0'])
+    })
+  })
 })
