@@ -13,12 +13,19 @@
 import '../plugins/host/cordis-peer.ts'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
+import { thrownMessage } from '../lib/errors.ts'
 import { isLocale, type Locale } from '../lib/i18n.ts'
 import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
 import type { Verbosity } from '../demo/transcript.ts'
+
+/** Ends the process with exit 1 after `message` on stderr: a missing folder or a taken port is not a crash. */
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`)
+  process.exit(1)
+}
 
 function summary(report: ReloadReport, locale: Locale): string {
   const parts: string[] = []
@@ -41,14 +48,19 @@ async function start(
   verbosity: Verbosity,
 ): Promise<void> {
   const root = new Context()
+  if (inspectPort !== undefined) {
+    // loaded before the config, so the page sees every agent from the first one on; and before the
+    // log printer, so a taken port is one line of ours rather than cordis's error with its stack
+    try {
+      await root.plugin(Inspector, { port: inspectPort })
+    } catch (error) {
+      fail(text(locale, 'cli.inspectFailed', { reason: thrownMessage(error) }))
+    }
+    process.stderr.write(`${text(locale, 'cli.inspecting', { url: root.inspector.url })}\n`)
+  }
   printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0, level: logLevels[verbosity] })
   // console printers of the config (the demo's transcript) follow it
   root.provide('verbosity', { level: verbosity })
-  if (inspectPort !== undefined) {
-    // loaded before the config, so the page sees every agent from the first one on
-    await root.plugin(Inspector, { port: inspectPort })
-    process.stderr.write(`${text(locale, 'cli.inspecting', { url: root.inspector.url })}\n`)
-  }
   const loader = new Loader(root, file, { watch, locale, pluginLocale })
 
   let exiting = false
@@ -63,6 +75,11 @@ async function start(
   }
   process.once('SIGINT', () => void exit(130))
   process.once('SIGTERM', () => void exit(143))
+  // a reader that went away (`… | head`) ends the host as SIGPIPE would, with its entries
+  // unloaded; unheard, the stream's 'error' event would crash the process with a stack trace
+  const onOutputError = (error: NodeJS.ErrnoException) => void exit(error.code === 'EPIPE' ? 141 : 1)
+  process.stdout.on('error', onOutputError)
+  process.stderr.on('error', onOutputError)
   // SIGHUP re-reads the config, the conventional way to reload without --watch
   process.on('SIGHUP', () => void loader.reload().catch(() => {}))
 
@@ -87,9 +104,11 @@ async function start(
 
 /** `inspect <sessions-dir> [port]`: serves the saved sessions until interrupted. */
 async function inspect(dir: string, port: number, locale: Locale): Promise<void> {
-  const source = await readSavedSessions(dir)
+  const source = await readSavedSessions(dir).catch((error: unknown) =>
+    fail(text(locale, 'cli.sessionsUnreadable', { dir, reason: thrownMessage(error) })),
+  )
   const server = new InspectorServer(source, `subagent-inprocess inspector: ${dir}`)
-  const url = await server.listen(port)
+  const url = await server.listen(port).catch((error: unknown) => fail(text(locale, 'cli.inspectFailed', { reason: thrownMessage(error) })))
   for (const problem of source.problems()) process.stderr.write(`${problem}\n`)
   process.stdout.write(`${text(locale, 'cli.inspecting', { url })}\n`)
   const stop = () => void server.close().then(() => process.exit(0))

@@ -20,6 +20,7 @@ import type {} from '../plugins/inprocess-run/index.ts'
 import { textOf } from '../lib/content.ts'
 import { isKnownEvent } from '../lib/session-event.ts'
 import { StreamedLines, type StreamedPiece } from '../lib/streamed-lines.ts'
+import { printable } from '../lib/terminal-text.ts'
 import { diagnosticIn, hasText, type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 
 /** How much the console shows: `quiet` only summaries and errors, `verbose` hook lines too. */
@@ -149,12 +150,20 @@ export class TranscriptPrinter {
   readonly #locale: Locale
   /** The session whose streamed line is open (written without its `\n` yet). */
   #open: SessionView | undefined
+  readonly #write: (text: string) => void
 
+  /** `write` receives only printable text: a control character of a model or tool is shown, never sent. */
   constructor(
-    private readonly out: (text: string) => void,
+    write: (text: string) => void,
     private readonly options: TranscriptOptions,
   ) {
     this.#locale = options.locale ?? 'en-US'
+    this.#write = write
+  }
+
+  /** Model text and tool output are untrusted: none of their control sequences reaches the terminal. */
+  private out(text: string): void {
+    this.#write(printable(text))
   }
 
   /** Writes one whole line, ending a streamed line left open by another agent first. */

@@ -4,8 +4,9 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import type {} from '../host/index.ts'
-import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MIN_MEMORY_BYTES } from './sandbox.ts'
+import { updateInPlace } from '../host/index.ts'
+import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from './sandbox.ts'
 import { locateInterpreterWasm } from './interpreter-code.ts'
 import { SandboxPool } from './worker-pool.ts'
 import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
@@ -14,6 +15,7 @@ import { runCodeTool } from './tool.ts'
 export {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,
+  MAX_MEMORY_BYTES,
   MIN_MEMORY_BYTES,
   runSandboxed,
   type SandboxBinding,
@@ -26,8 +28,8 @@ export { bindingsFor, describeRunCode, type RunCodeArgs, type RunCodeLimits, TOO
 
 /**
  * Registers the global tool `run_code` for the plugin's lifetime, with its own sandbox workers (one
- * started at once, so the first call does not wait for it). A config update restarts the plugin:
- * the tool is registered again with the new limits; programs in flight keep theirs and finish.
+ * started at once, so the first call does not wait for it). A config update swaps the tool in
+ * place for one with the new limits; programs in flight keep theirs and finish.
  * Unloading terminates the idle workers; a worker still running a program goes when it ends.
  * Throws a `PeerDependencyError` at start when the optional QuickJS packages are not installed.
  */
@@ -38,7 +40,14 @@ export function CodeMode(ctx: Context, config: CodeMode.Config): void {
     pool.prewarm()
     return () => pool.dispose()
   }, 'code-mode sandbox workers')
-  ctx.tools.register(runCodeTool(ctx.tools, config, pool, config.locale ?? 'en-US'))
+  const tools = ctx.tools
+  let unregister = tools.register(runCodeTool(tools, config, pool, config.locale ?? 'en-US'))
+  // cordis's restart would leave no `run_code` while the old workers end (≈ 50 ms): a model's call
+  // then met `unknown tool "run_code"`
+  updateInPlace<CodeMode.Config>(ctx, (next) => {
+    unregister()
+    unregister = tools.register(runCodeTool(tools, next, pool, next.locale ?? 'en-US'))
+  })
 }
 
 export namespace CodeMode {
@@ -50,8 +59,8 @@ export namespace CodeMode {
   }
   export const Config: Schema<Config> = localizeConfig(
     Schema.object({
-      timeoutMs: Schema.natural().min(1).default(DEFAULT_TIMEOUT_MS),
-      memoryBytes: Schema.natural().min(MIN_MEMORY_BYTES).default(DEFAULT_MEMORY_BYTES),
+      timeoutMs: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(DEFAULT_TIMEOUT_MS),
+      memoryBytes: Schema.natural().min(MIN_MEMORY_BYTES).max(MAX_MEMORY_BYTES).default(DEFAULT_MEMORY_BYTES),
       locale: localeOption(),
     }),
     'codeMode',

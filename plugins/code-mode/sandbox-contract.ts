@@ -8,6 +8,11 @@ export const DEFAULT_MEMORY_BYTES = 32 * 1024 * 1024
 /** Smallest `memoryBytes` accepted: the prelude and a context need a few hundred KiB. */
 export const MIN_MEMORY_BYTES = 1024 * 1024
 /**
+ * Largest `memoryBytes` accepted: an interpreter's 32-bit WebAssembly memory holds at most 4 GiB,
+ * its 16 MiB base included; past it every run would fail to make its instance.
+ */
+export const MAX_MEMORY_BYTES = 4 * 1024 ** 3 - 16 * 1024 ** 2
+/**
  * Interpreter stack. The interpreter's frames also use the thread's native stack, several times
  * over: this keeps ordinary runaway recursion a clean `stack limit` error well inside it.
  */

@@ -5,7 +5,15 @@
  * worker; binding calls cross the thread boundary as messages carrying JSON text.
  */
 import type { Worker } from 'node:worker_threads'
-import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MAX_CALLS_IN_FLIGHT, MIN_MEMORY_BYTES, sandboxMessages } from './sandbox-contract.ts'
+import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import {
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  MAX_CALLS_IN_FLIGHT,
+  MAX_MEMORY_BYTES,
+  MIN_MEMORY_BYTES,
+  sandboxMessages,
+} from './sandbox-contract.ts'
 import { SandboxPool } from './worker-pool.ts'
 import type { BindingCall, EncodedResult, HostMessage, SandboxOutcome, WorkerMessage } from './worker-protocol.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
@@ -15,6 +23,7 @@ export {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,
   MAX_CALLS_IN_FLIGHT,
+  MAX_MEMORY_BYTES,
   MIN_MEMORY_BYTES,
   STACK_BYTES,
   sandboxMessages,
@@ -62,9 +71,11 @@ let runCounter = 0
 export async function runSandboxed(options: SandboxOptions): Promise<SandboxOutcome> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES
-  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new RangeError('run_code timeoutMs must be a positive number')
-  if (!Number.isSafeInteger(memoryBytes) || memoryBytes < MIN_MEMORY_BYTES) {
-    throw new RangeError(`run_code memoryBytes must be an integer of at least ${MIN_MEMORY_BYTES}`)
+  if (!(timeoutMs > 0) || timeoutMs > MAX_TIMER_DELAY_MS) {
+    throw new RangeError(`run_code timeoutMs must be a positive number of at most ${MAX_TIMER_DELAY_MS}`)
+  }
+  if (!Number.isSafeInteger(memoryBytes) || memoryBytes < MIN_MEMORY_BYTES || memoryBytes > MAX_MEMORY_BYTES) {
+    throw new RangeError(`run_code memoryBytes must be an integer from ${MIN_MEMORY_BYTES} to ${MAX_MEMORY_BYTES}`)
   }
   if (typeof options.code !== 'string') throw new TypeError('run_code code must be a string')
   if (options.signal?.aborted) return { ok: false, error: sandboxMessages.aborted }
@@ -137,7 +148,8 @@ class HostedRun {
   private startClock(deadline: number): void {
     clearTimeout(this.timer)
     const timeout = sandboxMessages.timeout(this.options.timeoutMs)
-    this.timer = setTimeout(() => this.stop(timeout), Math.max(0, deadline - Date.now()) + TIMEOUT_GRACE_MS)
+    const delay = Math.max(0, deadline - Date.now()) + TIMEOUT_GRACE_MS
+    this.timer = setTimeout(() => this.stop(timeout), Math.min(delay, MAX_TIMER_DELAY_MS))
   }
 
   private readonly onAbort = (): void => this.stop(sandboxMessages.aborted)

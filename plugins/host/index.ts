@@ -10,7 +10,7 @@ import { localizeConfig } from '../../locales/index.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import { redactSecrets } from '../../lib/redact.ts'
 import { Agents } from './agents/index.ts'
-import { routeListeners } from './cordis-bridge.ts'
+import { routeListeners, updateInPlace } from './cordis-bridge.ts'
 import { Models } from './models/index.ts'
 import { HookDispatcher, routeScopedListener } from './scope.ts'
 import { Sessions } from './sessions/index.ts'
@@ -20,6 +20,7 @@ import { Tools } from './tools/index.ts'
 export { Agents, Models, Sessions, SystemPrompt, Tools }
 export { listenDirect, updateInPlace } from './cordis-bridge.ts'
 export { AgentSlot } from './scope.ts'
+export { listenFor } from './agent-tables.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'
 export type { AssembledPrompt } from './system-prompt/index.ts'
 
@@ -46,6 +47,10 @@ export function Host(ctx: Context, config: Host.Config): void {
   // a listener registered through a context derived from an agent's, for an event about agents,
   // goes into that agent's own table, so other agents' dispatches never scan it
   routeListeners(ctx, routeScopedListener)
+
+  // a config update applies to the next turns in place: cordis's restart would dispose every live
+  // agent and run (and restart every plugin that injects a host service)
+  updateInPlace<Host.Config>(ctx, (next) => agents.setDefaultMaxSteps(next.maxSteps))
 
   // unloading the host ends every agent still alive
   ctx.effect(() => () => agents.disposeAll(), 'host agents')

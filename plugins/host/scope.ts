@@ -126,21 +126,28 @@ function withEvent(hooks: readonly (string | Listener[])[] | undefined, name: st
  * as long as the child lives (reading any of them stays one property load through an accessor).
  */
 export class AgentScope {
+  // `declare`d and assigned in the constructor, in their former order: as parameter properties and
+  // initialized fields each would be defined twice per agent (see HostAgent)
+  declare readonly agent: Agent
+  declare readonly owner: Agent | undefined
+  declare readonly callerCtx: Context
   #contents?: ScopeContents = undefined
   /** Bumped whenever the set of tools this agent sees may have changed. */
-  toolsVersion = 0
+  declare toolsVersion: number
   /** Set by `clear()`: the agent is gone, and nothing may be registered into it again. */
-  isDisposed = false
+  declare isDisposed: boolean
 
   /**
    * The agent's context is made under `owner`'s context when it has an owner agent, else under
    * `callerCtx` (the context that created it).
    */
-  constructor(
-    readonly agent: Agent,
-    readonly owner: Agent | undefined,
-    readonly callerCtx: Context,
-  ) {}
+  constructor(agent: Agent, owner: Agent | undefined, callerCtx: Context) {
+    this.agent = agent
+    this.owner = owner
+    this.callerCtx = callerCtx
+    this.toolsVersion = 0
+    this.isDisposed = false
+  }
 
   // `private`, not `#`: a class with #methods gives every instance a brand slot
   private made(): ScopeContents {

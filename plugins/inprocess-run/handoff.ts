@@ -2,7 +2,7 @@
  * The handoff (SPEC §2.3–§2.5): after publication, subscribe the abort signal, send the prompt,
  * drive the child to idle and settle its result through `subagent/settle` and `subagent/end`.
  */
-import { subscribeAbort } from '../../lib/abort-signal.ts'
+import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/abort-signal.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/read-result.ts'
 import type { RunTicket, SubagentInfo, SubagentResult, SubagentRun, SubagentStartRequest } from '../../lib/types.ts'
@@ -17,11 +17,39 @@ export interface HandedOffRun extends SubagentRun {
   /** Events of a fork seed at the head of the child's session: not part of its result. */
   readonly seedLength: number
   markCancelled(): void
-  /** Keeps the abort subscription's release, so `dispose()` can drop it before the result settles. */
-  holdAbort(release: () => void): void
+  /** Keeps the abort subscription, so `dispose()` can drop it before the result settles. */
+  holdAbort(subscription: ParentAbort): void
   releaseAbort(): void
   /** Observer info; with a result, its stop reason and usage; with `error`, that message. */
   info(result?: SubagentResult, error?: string): SubagentInfo
+}
+
+/**
+ * The run's live abort listener (SPEC §2.3): when the request's signal aborts, marks the run
+ * cancelled and cancels the child with cause `parent`. Its own subscription (see
+ * lib/abort-signal.ts), shared with every other run of the same signal: one object per run, where
+ * a callback, its record and its remover were three.
+ */
+export class ParentAbort implements AbortSubscription {
+  private declare readonly run: HandedOffRun
+  private declare readonly signal: AbortSignal
+
+  constructor(run: HandedOffRun, signal: AbortSignal) {
+    this.run = run
+    this.signal = signal
+    subscribe(signal, this)
+  }
+
+  onAbort(): void {
+    const { run } = this
+    run.markCancelled()
+    run.agent.cancel({ kind: 'parent' })
+  }
+
+  /** Unsubscribes; calling it again does nothing. */
+  release(): void {
+    unsubscribe(this.signal, this)
+  }
 }
 
 /** True for the host's refusal of input to an agent whose disposal already started. */
@@ -53,14 +81,8 @@ export function handOff(
   // observers hear the start before anything the run does can end it
   if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [run.info()])
   const { prompt } = request
-  // shared with every other run of the same signal: one caller may start many runs with it.
-  // The callback is written inline: a named arrow costs a rename under tsx (see README)
-  run.holdAbort(
-    subscribeAbort(signal, () => {
-      run.markCancelled()
-      child.cancel({ kind: 'parent' })
-    }),
-  )
+  // shared with every other run of the same signal: one caller may start many runs with it
+  run.holdAbort(new ParentAbort(run, signal))
   let result: Promise<SubagentResult>
   // an abort that landed between publication and here: the prompt is never sent
   if (signal.aborted) {

@@ -4,7 +4,7 @@
  * the handoff (`handoff.ts`) sends the prompt and settles the result.
  */
 import type { Agent, AgentHandle, RunEvent, SubagentInfo, SubagentResult } from '../../lib/types.ts'
-import type { HandedOffRun } from './handoff.ts'
+import type { HandedOffRun, ParentAbort } from './handoff.ts'
 import { type RunEventSource, runEvents } from './run-events.ts'
 
 /** What `events()` needs from the driver: shared by every run, nothing registered per run. */
@@ -23,7 +23,7 @@ export class Run implements HandedOffRun {
   private declare readonly handle: AgentHandle
   private declare readonly feed: EventFeed
   #cancelled = false
-  #releaseAbort: (() => void) | undefined = undefined
+  #abort: ParentAbort | undefined = undefined
   #disposal?: Promise<void> = undefined
   // the plan and request are not kept: a settled run should not pin its caller's signal; the
   // observer info is rebuilt from the child's header when asked, not held for the run's life
@@ -62,14 +62,14 @@ export class Run implements HandedOffRun {
     this.#cancelled = true
   }
 
-  holdAbort(release: () => void): void {
-    this.#releaseAbort = release
+  holdAbort(subscription: ParentAbort): void {
+    this.#abort = subscription
   }
 
   /** Idempotent: drops the abort subscription, so a later abort reaches no settled child. */
   releaseAbort(): void {
-    this.#releaseAbort?.()
-    this.#releaseAbort = undefined
+    this.#abort?.release()
+    this.#abort = undefined
   }
 
   /** Idempotent: cancels, awaits disposal of the child and the result; rejects only if disposal failed. */

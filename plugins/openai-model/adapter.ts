@@ -7,6 +7,7 @@ import OpenAI, { type ClientOptions } from 'openai'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
 import { urlSecrets } from '../../lib/redact.ts'
+import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import { type AdapterLogger, redactingLogger } from './client-logger.ts'
 import { toModelRequestError } from './client-errors.ts'
 import { abortError, ContentFilterError, missingModelError, noChunksError, timeoutError } from './errors.ts'
@@ -44,9 +45,14 @@ interface PendingToolCall {
  * text deltas as they arrive, then the tool calls (once the finish reason or the end of the
  * stream is seen), then one `finish` part. It throws a `ModelRequestError` on HTTP, connection
  * and timeout failures, and the signal's reason (or an `AbortError`) once the request is aborted.
+ * Throws `RangeError` for a `timeoutMs` that is not a positive number of at most 2147483647.
  */
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs
+  // a longer timer would fire after 1 ms: every request would time out at once
+  if (!(timeoutMs > 0) || timeoutMs > MAX_TIMER_DELAY_MS) {
+    throw new RangeError(`openai adapter timeoutMs must be a positive number of at most ${MAX_TIMER_DELAY_MS}`)
+  }
   // the key, and credentials in the URL (which fetch refuses, naming the whole URL)
   const secrets = [...(options.apiKey ? [options.apiKey] : []), ...urlSecrets(options.baseURL)]
   const client = new OpenAI({

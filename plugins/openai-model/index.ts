@@ -5,6 +5,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
+import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import type { ModelAdapter } from '../../lib/types.ts'
 import type {} from '../host/index.ts'
 import { loadAdapterModule } from './client-module.ts'
@@ -65,7 +66,7 @@ export namespace OpenAIModel {
       apiKey: Schema.string().role('secret'),
       apiKeyEnv: Schema.string().default('OPENAI_API_KEY'),
       model: Schema.string(),
-      timeoutMs: Schema.natural().min(1).default(defaultTimeoutMs),
+      timeoutMs: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(defaultTimeoutMs),
     }),
     'openaiModel',
   )

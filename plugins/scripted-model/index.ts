@@ -158,41 +158,48 @@ async function* waitingParts(entry: ScriptedResponse | 'hang', signal: AbortSign
  * (≈ 1.1 KB a scripted turn).
  */
 class ScriptedStream implements AsyncIterableIterator<StreamPart> {
-  #parts?: StreamPart[]
-  #index = 0
-  #waiting?: AsyncGenerator<StreamPart>
+  // `private`, `declare`d and assigned in the constructor: `#` fields (and initializers) compile to
+  // an initializer function that every model call would call once more (the stream is internal)
+  private declare readonly take: (request: ModelRequest) => ScriptedResponse | 'hang'
+  private declare readonly request: ModelRequest
+  private declare parts: StreamPart[] | undefined
+  private declare index: number
+  private declare waiting: AsyncGenerator<StreamPart> | undefined
 
-  constructor(
-    private readonly take: (request: ModelRequest) => ScriptedResponse | 'hang',
-    private readonly request: ModelRequest,
-  ) {}
+  constructor(take: (request: ModelRequest) => ScriptedResponse | 'hang', request: ModelRequest) {
+    this.take = take
+    this.request = request
+    this.parts = undefined
+    this.index = 0
+    this.waiting = undefined
+  }
 
   [Symbol.asyncIterator](): this {
     return this
   }
 
   next(): Promise<IteratorResult<StreamPart>> {
-    if (this.#waiting) return this.#waiting.next()
-    if (!this.#parts) {
+    if (this.waiting) return this.waiting.next()
+    if (!this.parts) {
       try {
         const entry = this.take(this.request)
         if (entry === 'hang' || entry.delayMs) {
-          this.#waiting = waitingParts(entry, this.request.signal)
-          return this.#waiting.next()
+          this.waiting = waitingParts(entry, this.request.signal)
+          return this.waiting.next()
         }
-        this.#parts = partsOf(entry)
+        this.parts = partsOf(entry)
       } catch (error) {
-        this.#parts = []
+        this.parts = []
         return Promise.reject(error)
       }
     }
-    const parts = this.#parts
-    return Promise.resolve(this.#index < parts.length ? { value: parts[this.#index++], done: false } : { value: undefined, done: true })
+    const parts = this.parts
+    return Promise.resolve(this.index < parts.length ? { value: parts[this.index++], done: false } : { value: undefined, done: true })
   }
 
   return(): Promise<IteratorResult<StreamPart>> {
-    if (this.#waiting) return this.#waiting.return(undefined)
-    this.#parts = []
+    if (this.waiting) return this.waiting.return(undefined)
+    this.parts = []
     return Promise.resolve({ value: undefined, done: true })
   }
 }

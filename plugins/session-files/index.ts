@@ -29,6 +29,20 @@ declare module 'cordis' {
 const defaultMaxOpenFiles = 32
 
 /**
+ * The sessions an instance still followed when it closed, for the next instance of the same fiber
+ * (a config update restarts it). Between the two nobody listens: an agent disposed meanwhile
+ * appends its last events (its interrupted message, its `turn/end`) unheard, and the next instance
+ * no longer finds it among the live agents. Kept with the fiber: a final unload keeps nothing.
+ */
+const handoffs = new WeakMap<object, readonly Followed[]>()
+
+/** A followed session, and how many of its events its file held when its instance closed. */
+interface Followed {
+  session: Session
+  written: number
+}
+
+/**
  * Persists sessions to `<dir>/<id>.jsonl` and answers `session/load` for `agents.resume`.
  * Writes are queued per file and never interleave; `flush()` waits for them, and unloading the
  * plugin flushes too. Disposing an agent never deletes its file.
@@ -43,6 +57,7 @@ export class SessionFiles extends Service {
   private readonly gate: OpenFileGate
   private readonly fs: SessionFileSystem = nodeFileSystem
   private readonly logger: ReturnType<Context['logger']>
+  private readonly fiber: object
   private closed = false
 
   constructor(ctx: Context, config: SessionFiles.Config) {
@@ -63,6 +78,15 @@ export class SessionFiles extends Service {
     // agents published before this plugin loaded (a hot reload, a late load): the session in
     // memory is complete, so it replaces whatever file holds that id
     for (const agent of ctx.agents.list()) this.track(agent.session, 'replace')
+    this.fiber = ctx.fiber
+    const handedOff = handoffs.get(this.fiber)
+    handoffs.delete(this.fiber)
+    // an agent disposed while this plugin restarted: its complete session replaces its file, once
+    for (const { session, written } of handedOff ?? []) {
+      if (session.events.length === written || this.writers.has(session.id)) continue
+      this.track(session, 'replace')
+      this.writers.get(session.id)?.release()
+    }
     ctx.effect(() => () => this.close(), 'session files')
   }
 
@@ -147,6 +171,10 @@ export class SessionFiles extends Service {
 
   private async close(): Promise<void> {
     this.closed = true
+    const followed: Followed[] = []
+    for (const { session } of this.writers.values()) if (session) followed.push({ session, written: session.events.length })
+    handoffs.set(this.fiber, followed)
+    // writes everything seen so far, the held deltas included: `written` is what the file holds
     await this.flush()
     this.writers.clear()
   }

@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { listenDirect, rawService } from '../host/cordis-bridge.ts'
-import { AgentSlot } from '../host/index.ts'
+import { AgentSlot, listenFor, type Tools } from '../host/index.ts'
 import { compileSchema } from '../../lib/json-validation.ts'
 import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
 import { assertSchemaSubset } from '../../lib/schema-subset.ts'
@@ -54,26 +54,27 @@ export { alreadyRecorded } from './guard.ts'
 export { CANCELLED_BEFORE_CAPTURE, MISSING_CAPTURE } from './settle.ts'
 
 /**
- * Registers the child's capture runtime through `child.ctx`, so all of it is scoped to the child,
- * lives in the host's per-agent tables and goes with the child, whatever happens to this plugin.
- * Every function registered is shared by all children of one plugin instance (they find the
- * child's state through the agent they are called for): a child costs its registrations, not
- * closures of its own.
+ * Registers the child's capture runtime into the child's own tables (the host's `registerFor`,
+ * `guardFor` and `listenFor`: what the same registrations through `child.ctx` do, without making
+ * the child a context), so all of it is scoped to the child and goes with it, whatever happens to
+ * this plugin. Every function registered is shared by all children of one plugin instance (they
+ * find the child's state through the agent they are called for): a child costs its
+ * registrations, not closures of its own.
  */
 function installCapture(child: Agent, definition: ToolDefinition, shared: SharedRuntime): void {
-  const ctx = child.ctx
-  // one lookup: each service access through a scope context costs a proxy round trip
-  const tools = ctx.tools
-  tools.register(definition)
-  tools.guard(shared.guard)
-  ctx.on('system-prompt/assemble', shared.onAssemble)
-  ctx.on('tools/result', shared.onResult)
+  const { tools } = shared
+  tools.registerFor(child, definition)
+  tools.guardFor(child, shared.guard)
+  listenFor(child, 'system-prompt/assemble', shared.onAssemble)
+  listenFor(child, 'tools/result', shared.onResult)
   // ends the turn after the step that committed: no extra model request
-  ctx.on('agent/turn-stop', shared.onTurnStop)
+  listenFor(child, 'agent/turn-stop', shared.onTurnStop)
 }
 
 /** The functions one plugin instance registers into each of its structured children. */
 interface SharedRuntime {
+  /** The host's tools service itself: registrations name the child, so no caller view is needed. */
+  readonly tools: Tools
   readonly guard: ToolGuard
   readonly onAssemble: (assembly: PromptAssembly, info: { agent: Agent }, next: () => PromptAssembly) => PromptAssembly
   readonly onResult: (exec: ToolExecution, result: ToolResult) => void
@@ -106,6 +107,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   })
 
   const shared: SharedRuntime = {
+    tools: rawService(ctx.tools),
     guard: captureGuard(stateOf, locale),
     onAssemble: (assembly, info, next) => {
       // a child still unpublished at unload is missed by the unload loop below; it is adopted at
@@ -165,7 +167,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
 }
 
 export namespace StructuredOutput {
-  export const inject = ['inprocessRun', 'agents']
+  export const inject = ['inprocessRun', 'agents', 'tools']
   export interface Config {
     /** Language of the capture tool's description, the instruction and the tool's replies. */
     locale?: Locale

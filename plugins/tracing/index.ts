@@ -5,13 +5,12 @@
 import { ProxyTracerProvider, trace } from '@opentelemetry/api'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService } from '../host/cordis-bridge.ts'
+import { listenDirect, rawService, updateInPlace } from '../host/cordis-bridge.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import { isKnownEvent } from '../../lib/session-event.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import { listenDirect } from '../host/cordis-bridge.ts'
 import { SpanBook } from './span-book.ts'
 
 export { attributes as spanAttributes, UNFINISHED_REASON } from './span-book.ts'
@@ -47,6 +46,9 @@ export function Tracing(ctx: Context, config: Tracing.Config): void {
     return
   }
   const book = new SpanBook(trace.getTracer(config?.tracerName || Tracing.TRACER_NAME))
+  // a restart would end every open span as unfinished and cut the live runs' later spans loose
+  // from their run's span: a new tracer name applies to the spans started after the update
+  updateInPlace<Tracing.Config>(ctx, (next) => book.useTracer(trace.getTracer(next?.tracerName || Tracing.TRACER_NAME)))
   const agents = rawService(ctx.agents)
   let hasLogged = false
   const contain = (error: unknown) => {

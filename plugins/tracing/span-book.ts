@@ -55,7 +55,12 @@ export class SpanBook {
   readonly #tools = new Map<symbol, OpenTool>()
   readonly #toolByCall = new Map<string, symbol>()
 
-  constructor(private readonly tracer: Tracer) {}
+  constructor(private tracer: Tracer) {}
+
+  /** Starts every later span on `tracer`; spans already open keep theirs and end as usual. */
+  useTracer(tracer: Tracer): void {
+    this.tracer = tracer
+  }
 
   /** Spans still open (for tests and leak checks). */
   get openCount(): number {

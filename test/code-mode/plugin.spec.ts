@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { ToolExecution } from '../../lib/types.ts'
-import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, liveSandboxWorkers, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
+import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, MAX_MEMORY_BYTES, liveSandboxWorkers, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
 import { createHost } from '../support/harness.ts'
 import { createFixture, textOf } from './fixture.ts'
 
@@ -241,6 +241,23 @@ describe('CodeMode plugin', () => {
       await fiber.dispose()
     })
 
+    // a restart left no run_code while the old workers ended: a model's call met UNKNOWN_TOOL
+    it('keeps run_code registered at every turn of the event loop while a config update applies', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode)
+      await fiber
+      let isUpdated = false
+      void Promise.resolve(fiber.update({ timeoutMs: 1500, memoryBytes: 8 * 1024 * 1024 })).then(() => (isUpdated = true))
+      const missing: number[] = []
+      for (let turn = 0; !isUpdated; turn++) {
+        if (!host.root.tools.get('run_code')) missing.push(turn)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      expect(missing).to.deep.equal([])
+      expect(host.root.tools.get('run_code')?.description).to.equal(describeRunCode({ timeoutMs: 1500, memoryBytes: 8 * 1024 * 1024 }))
+      await fiber.dispose()
+    })
+
     it('rejects a memoryBytes below 1 MiB in its config', async () => {
       const host = await createHost()
       const fiber = host.root.plugin(CodeMode, { timeoutMs: 5000, memoryBytes: 1024 })
@@ -249,6 +266,30 @@ describe('CodeMode plugin', () => {
         (reason: unknown) => reason,
       )
       expect(error).to.be.an('error')
+      expect(host.root.tools.get('run_code')).to.equal(undefined)
+    })
+
+    // a timer past 2^31 - 1 ms fires after 1 ms: every program would time out at once
+    it('rejects a timeoutMs past 2147483647 ms in its config, naming the field', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode, { timeoutMs: 2 ** 31, memoryBytes: 1024 * 1024 })
+      const error = await fiber.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      )
+      expect(String(error)).to.include('timeoutMs').and.include('2147483647')
+      expect(host.root.tools.get('run_code')).to.equal(undefined)
+    })
+
+    // a 32-bit interpreter memory cannot hold more: every run would fail to make its instance
+    it('rejects a memoryBytes past what a 4 GiB interpreter memory holds in its config, naming the field', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode, { timeoutMs: 5000, memoryBytes: 2 ** 32 })
+      const error = await fiber.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      )
+      expect(String(error)).to.include('memoryBytes').and.include(String(MAX_MEMORY_BYTES))
       expect(host.root.tools.get('run_code')).to.equal(undefined)
     })
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { MAX_CALLS_IN_FLIGHT, runSandboxed, type SandboxBinding, sandboxMessages } from '../../plugins/code-mode/sandbox.ts'
+import { MAX_CALLS_IN_FLIGHT, MAX_MEMORY_BYTES, runSandboxed, type SandboxBinding, sandboxMessages } from '../../plugins/code-mode/sandbox.ts'
 import '../support/unhandled.ts'
 
 const MiB = 1024 * 1024
@@ -339,6 +339,14 @@ describe('runSandboxed', () => {
       expect(zero).to.be.instanceOf(RangeError)
       const tiny = await runSandboxed({ code: '', bindings: {}, memoryBytes: 1024 }).catch((error: unknown) => error)
       expect(tiny).to.be.instanceOf(RangeError)
+    })
+
+    // past them the run would time out after 1 ms, or fail to make its interpreter instance
+    it('rejects a timeoutMs past 2147483647 and a memoryBytes past MAX_MEMORY_BYTES with a RangeError naming the limit', async () => {
+      const late = await runSandboxed({ code: '', bindings: {}, timeoutMs: 2 ** 31 }).catch((error: unknown) => error)
+      expect(late).to.be.instanceOf(RangeError).with.property('message', 'run_code timeoutMs must be a positive number of at most 2147483647')
+      const huge = await runSandboxed({ code: '', bindings: {}, memoryBytes: MAX_MEMORY_BYTES + 1 }).catch((error: unknown) => error)
+      expect(huge).to.be.instanceOf(RangeError).with.property('message', `run_code memoryBytes must be an integer from 1048576 to ${MAX_MEMORY_BYTES}`)
     })
   })
 

@@ -99,7 +99,16 @@ describe('TranscriptPrinter', () => {
     const parent = session('parent')
     printer.event(parent, event(0, 'turn/start', { turn: 1, trigger: 'message' }))
     printer.event(parent, event(1, 'turn/end', { turn: 1, reason: { kind: 'error', error: { message: 'model request failed: HTTP 401' } } }))
-    expect(lines[0]).to.match(/^ {11}turn 1 error: model request failed: HTTP 401 · \d+\.\d ms$/)
+    expect(lines[0]).to.match(/^ {11}turn 1 error: model request failed: HTTP 401 · \d+(\.\d)? ms$/)
+  })
+
+  // model text and tool output are untrusted: an escape sequence could clear or retitle the terminal
+  it('shows the control characters of streamed text and of a tool result instead of writing them', () => {
+    const parent = session('parent')
+    printer.event(parent, event(0, 'assistant/delta', { turn: 1, step: 1, text: '\x1b[2Jwiped\rmasked' }))
+    printer.event(parent, event(1, 'assistant/message', { turn: 1, step: 1, content: text('\x1b[2Jwiped\rmasked') }))
+    printer.event(parent, event(2, 'tool/result', { turn: 1, step: 1, callId: 'c1', name: 'fetch', isError: false, content: text('\x1b]0;owned\x07page') }))
+    expect(lines).to.deep.equal(['assistant  ␛[2Jwiped␍masked', 'tool       fetch ✓ ␛]0;owned␇page'])
   })
 
   it('cuts a message longer than maxLines', () => {

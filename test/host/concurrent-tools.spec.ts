@@ -317,9 +317,9 @@ describe('concurrent tool calls: a failing pipeline (host fault)', () => {
       const s = await scene()
       const gated = gatedTool({ concurrent: true })
       s.root.tools.register(gated.definition)
-      const execute = Tools.prototype.execute
-      sinon.stub(Tools.prototype, 'execute').callsFake(function (this: Tools, request) {
-        if (request.callId !== 'broken') return execute.call(this, request)
+      const execute = Tools.prototype.executeTurnCall
+      sinon.stub(Tools.prototype, 'executeTurnCall').callsFake(function (this: Tools, call, agent, source) {
+        if (call.id !== 'broken') return execute.call(this, call, agent, source)
         if (how === 'throws synchronously') throw new Error('pipeline broke')
         return Promise.reject(new Error('pipeline broke'))
       })

@@ -302,6 +302,35 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'hook', reason: 'budget spent' } } })
   })
 
+  it('throws a TypeError naming the cause for a cause that is not JSON data, leaving the turn running', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push('hang')
+    const streaming = nextEvent(s.root, agent, 'assistant/delta')
+    agent.followup('hello')
+    await streaming
+    const cause = { kind: 'hook', reason: new Date(0) } as unknown as { kind: 'hook'; reason: string }
+    expect(() => agent.cancel(cause)).to.throw(TypeError, 'agent cancel cause must be JSON data: value.reason is not JSON data (non-plain object)')
+    expect(agent.status).to.equal('running')
+    agent.cancel({ kind: 'user' })
+    await agent.whenIdle()
+    expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
+  })
+
+  it('ends the turn with a copy of the cause, so a later edit of the caller\'s object changes nothing', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push('hang')
+    const streaming = nextEvent(s.root, agent, 'assistant/delta')
+    agent.followup('hello')
+    await streaming
+    const cause: { kind: 'hook'; reason: unknown } = { kind: 'hook', reason: 'budget spent' }
+    agent.cancel(cause as { kind: 'hook'; reason: string })
+    cause.reason = new Date(0)
+    await agent.whenIdle()
+    expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'hook', reason: 'budget spent' } } })
+  })
+
   it('aborts the signal the model request carries', async () => {
     const s = await scene()
     const { agent } = await s.create()

@@ -146,6 +146,23 @@ describe('session events (SPEC §1.2)', () => {
     expect(markers.flatMap((event) => [Object.isFrozen(event), Object.isFrozen(event.data)])).to.deep.equal([true, true, true, true])
     expect(heard).to.deep.equal(agent.session.events)
   })
+
+  it('freezes the turn/end of a completed turn and lets session/event observers hear it last', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const heard: SessionEvent[] = []
+    s.on('session/event', (_session: Session, event: SessionEvent) => {
+      heard.push(event)
+    })
+    s.scripted.push({ text: 'hi' })
+    agent.followup('hello')
+    await agent.whenIdle()
+    const end = agent.session.events.at(-1)!
+    expect({ seq: end.seq, type: end.type, data: end.data }).to.deep.equal({ seq: 5, type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } })
+    const { reason } = end.data as { reason: object }
+    expect([Object.isFrozen(end), Object.isFrozen(end.data), Object.isFrozen(reason)]).to.deep.equal([true, true, true])
+    expect(heard.at(-1)).to.equal(end)
+  })
 })
 
 describe('session/event (SPEC §1.2)', () => {

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { skippedMessage } from '../../plugins/inspector/index.ts'
-import { projectRoot } from '../support/cli.ts'
+import { projectRoot, runCli } from '../support/cli.ts'
 import { openStream } from './client.ts'
 
 describe('subagent-inprocess inspect <sessions-dir>', () => {
@@ -43,5 +45,51 @@ describe('subagent-inprocess inspect <sessions-dir>', () => {
     const problem = skippedMessage('junk.jsonl', 'session file "junk" line 1 is not a session header')
     expect(snapshot.problems).to.deep.equal([problem])
     expect(stderr).to.equal(`${problem}\n`)
+  })
+})
+
+describe('subagent-inprocess: a folder or port the inspector cannot use', function () {
+  // each case starts a Node process with tsx
+  this.timeout(60_000)
+  let blocker: Server
+  let takenPort: number
+
+  beforeEach(async () => {
+    blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    takenPort = (blocker.address() as AddressInfo).port
+  })
+
+  afterEach(() => new Promise<void>((resolve) => blocker.close(() => resolve())))
+
+  it('says in one line that the sessions folder cannot be read, and exits with 1', async () => {
+    const missing = join(tmpdir(), 'inspect-cli-missing-folder')
+    const outcome = await runCli(['inspect', missing])
+    expect([outcome.code, outcome.stderr]).to.deep.equal([
+      1,
+      `cannot read the sessions folder "${missing}": ENOENT: no such file or directory, scandir '${missing}'\n`,
+    ])
+  })
+
+  it('says in one line that inspect cannot listen on a taken port, and exits with 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inspect-cli-'))
+    try {
+      const outcome = await runCli(['inspect', dir, String(takenPort)])
+      expect([outcome.code, outcome.stderr]).to.deep.equal([
+        1,
+        `cannot serve the inspector: listen EADDRINUSE: address already in use 127.0.0.1:${takenPort}\n`,
+      ])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('says in one line that start --inspect cannot listen on a taken port, and exits with 1', async () => {
+    const outcome = await runCli(['start', 'cordis.yml', '--inspect', String(takenPort)])
+    expect([outcome.code, outcome.stderr, outcome.stdout]).to.deep.equal([
+      1,
+      `cannot serve the inspector: listen EADDRINUSE: address already in use 127.0.0.1:${takenPort}\n`,
+      '',
+    ])
   })
 })

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
-import { subscribeAbort } from '../../lib/abort-signal.ts'
+import { type AbortSubscription, subscribe, subscribeAbort, unsubscribe } from '../../lib/abort-signal.ts'
 
 describe('subscribeAbort', () => {
   it('shares one listener on the signal among all its subscribers', () => {
@@ -41,5 +41,46 @@ describe('subscribeAbort', () => {
     const [listener] = getEventListeners(controller.signal, 'abort')
     expect(listener).to.be.a('function')
     remove()
+  })
+})
+
+describe('subscribe and unsubscribe (a subscription object of the subscriber\'s own)', () => {
+  function counting(): AbortSubscription & { calls: number } {
+    return {
+      calls: 0,
+      onAbort() {
+        this.calls++
+      },
+    }
+  }
+
+  it('calls the object\'s onAbort once when the signal aborts, and leaves no listener', () => {
+    const controller = new AbortController()
+    const subscription = counting()
+    subscribe(controller.signal, subscription)
+    controller.abort()
+    controller.abort()
+    expect(subscription.calls).to.equal(1)
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
+  })
+
+  it('removes exactly the object unsubscribed, keeping the others and their shared listener', () => {
+    const controller = new AbortController()
+    const [first, second] = [counting(), counting()]
+    subscribe(controller.signal, first)
+    subscribe(controller.signal, second)
+    unsubscribe(controller.signal, first)
+    unsubscribe(controller.signal, first)
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(1)
+    controller.abort()
+    expect([first.calls, second.calls]).to.deep.equal([0, 1])
+  })
+
+  it('removes the listener with the last object unsubscribed', () => {
+    const controller = new AbortController()
+    const subscription = counting()
+    subscribe(controller.signal, subscription)
+    unsubscribe(controller.signal, subscription)
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
   })
 })

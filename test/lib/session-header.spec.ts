@@ -38,4 +38,35 @@ describe('buildHeader (the session header rule, SPEC §1.2)', () => {
   it('rejects an empty id', () => {
     expect(failure({ ...base, id: '' }).message).to.equal('session header id must be a non-empty string')
   })
+
+  for (const field of ['cwd', 'parentSession', 'label', 'callId']) {
+    it(`rejects a non-string ${field} naming the field`, () => {
+      const error = failure({ ...base, [field]: 5 })
+      expect(error.code).to.equal('INVALID_SESSION')
+      expect(error.message).to.equal(`session header ${field} must be a string`)
+    })
+  }
+
+  it('reports the first bad field in the order of the header keys when several are bad', () => {
+    const error = failure({ ...base, seedLength: -1, origin: 'user', callId: 1, label: 2 })
+    expect(error.message).to.equal('session header label must be a string')
+  })
+
+  it('keeps the header keys in the documented order whatever order the fields come in', () => {
+    const header = buildHeader({ seedLength: 1, delegationDepth: 2, origin: 'subagent', callId: 'c', label: 'l', parentSession: 'p', cwd: '/w', ...base })
+    expect(Object.keys(header)).to.deep.equal(['id', 'createdAt', 'cwd', 'parentSession', 'label', 'callId', 'origin', 'delegationDepth', 'seedLength'])
+  })
+
+  it('reads each field once, so a getter cannot pass the check with one value and store another', () => {
+    let reads = 0
+    const fields = {
+      ...base,
+      get label(): unknown {
+        reads++
+        return reads === 1 ? 'checked' : 42
+      },
+    }
+    expect(buildHeader(fields).label).to.equal('checked')
+    expect(reads).to.equal(1)
+  })
 })

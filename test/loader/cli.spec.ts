@@ -2,8 +2,11 @@
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { once } from 'node:events'
 import { expect } from 'chai'
+import { parseSessionFile } from '../../plugins/session-files/index.ts'
 import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
 import { projectRoot, runCli } from '../support/cli.ts'
 import { probeSource, type Workspace, workspace } from './fixture.ts'
@@ -275,5 +278,77 @@ describe('subagent-inprocess start --quiet / --verbose (the demo config)', funct
     const outcome = await runCli(['start', 'cordis.yml', '--verbose', '--quiet'], env)
     expect(outcome.code).to.equal(2)
     expect(outcome.stderr).to.match(/^--verbose and --quiet cannot be used together\n\nusage: /)
+  })
+})
+
+describe('subagent-inprocess start with a closed stdout', function () {
+  this.timeout(60_000)
+  let space: Workspace
+
+  beforeEach(() => {
+    space = workspace()
+  })
+
+  afterEach(() => space.cleanup())
+
+  it('stops the host with exit 141 and no stack trace when its reader goes away mid-stream, keeping the session file whole', async () => {
+    const root = new URL('../../', import.meta.url).pathname
+    // an agent that answers in a stream of text turn after turn: the transcript writes to stdout
+    // until the process ends (one endless message would not do: the transcript shows 14 lines of it)
+    space.write(
+      'forever.ts',
+      `import type { Context } from 'cordis'
+import type { ModelRequest, StreamPart } from '${root}lib/types.ts'
+export default function Forever(ctx: Context) {
+  ctx.models.register('forever', {
+    async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
+      for (let i = 0; i < 40; i++) {
+        yield { type: 'text-delta', text: 'tick ' }
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      yield { type: 'finish', reason: 'stop' }
+    },
+  })
+  void ctx.agents.create({ sessionId: 'streamer', agentOptions: { provider: 'forever', model: 'm' } }).then(({ agent }) => {
+    ctx.on('session/event', (session, event) => {
+      if (session !== agent.session || event.type !== 'turn/end') return
+      try {
+        agent.followup('again')
+      } catch {
+        // disposed with the plugin
+      }
+    })
+    agent.followup('go')
+  })
+}
+Forever.inject = ['agents', 'models']
+`,
+    )
+    space.write(
+      'cordis.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  session-files: { path: ${root}plugins/session-files/index.ts, config: { dir: ${JSON.stringify(join(space.dir, "sessions"))} } }
+  transcript: { path: ${root}demo/transcript.ts }
+  forever: { path: ./forever.ts }
+`,
+    )
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'start', space.configFile], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    // the reader goes away after the first streamed text, as `| head -c 1` would
+    child.stdout.once('data', () => child.stdout.destroy())
+    const [code] = (await once(child, 'close')) as [number | null]
+    expect([code, stderr]).to.deep.equal([141, ''])
+    // the entries were unloaded: the file is whole, every turn it started has ended
+    const { events, isTorn } = parseSessionFile('streamer', readFileSync(join(space.dir, 'sessions', 'streamer.jsonl'), 'utf8'))
+    expect(isTorn).to.equal(false)
+    const starts = events.filter((event) => event.type === 'turn/start').length
+    expect(starts).to.be.greaterThan(0)
+    expect(events.filter((event) => event.type === 'turn/end').length).to.equal(starts)
+    expect(events.at(-1)?.type).to.equal('turn/end')
   })
 })

@@ -416,6 +416,14 @@ describe('openai-model adapter', () => {
       expect((error as Error).message).to.equal('model request failed: timed out after 1000 ms')
     })
 
+    // a timer past 2^31 - 1 ms fires after 1 ms: every request would time out at once
+    it('refuses a timeoutMs past 2147483647 with a RangeError', () => {
+      expect(() => createOpenAIAdapter({ baseURL: 'http://127.0.0.1:9/v1', apiKey, timeoutMs: 2 ** 31 })).to.throw(
+        RangeError,
+        'openai adapter timeoutMs must be a positive number of at most 2147483647',
+      )
+    })
+
     it('rejects a missing model before sending anything', async () => {
       const adapter = await serve(answer([finishChunk('stop')]))
       const error = await failure(collect(adapter.stream(makeRequest({ model: '' }))))

@@ -171,6 +171,18 @@ describe('OpenAIModel plugin', () => {
     expect(root.models.resolve('openai')).to.equal(undefined)
   })
 
+  // a timer past 2^31 - 1 ms fires after 1 ms: every request would time out at once
+  it('rejects a config with a timeout past 2147483647 ms', async () => {
+    let rejected: unknown
+    try {
+      await root.plugin(OpenAIModel, config({ apiKey, timeoutMs: 2 ** 31 }))
+    } catch (error) {
+      rejected = error
+    }
+    expect(String(rejected)).to.include('timeoutMs').and.include('2147483647')
+    expect(root.models.resolve('openai')).to.equal(undefined)
+  })
+
   it('rejects a config with a zero timeout', async () => {
     let rejected: unknown
     try {

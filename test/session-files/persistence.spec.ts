@@ -144,6 +144,23 @@ describe('SessionFiles persistence', () => {
     await handle.dispose()
   })
 
+  // nobody listens between the old instance and the new one: the agent's last events came unheard
+  it('writes the last events of an agent disposed mid-turn while the plugin restarts for a config update', async () => {
+    const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
+    host.scripted.push('hang')
+    handle.agent.followup('hello')
+    await nextEvent(host.root, handle.agent, 'assistant/delta')
+    const update = host.fiber.update({ dir: host.dir })
+    await handle.dispose()
+    await update
+    await host.fiber
+    await host.root.sessionFiles.flush()
+    const events = handle.agent.session.events
+    expect(events.at(-1)).to.deep.include({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } } })
+    expect(await host.lines(handle.agent.id)).to.deep.equal(expectedLines(handle.agent))
+    expect(host.root.sessionFiles.tracked()).to.deep.equal([])
+  })
+
   it('refuses to replace an existing file with a new session of the same id', async () => {
     const path = join(host.dir, 'taken.jsonl')
     await writeFile(path, 'stored history\n')

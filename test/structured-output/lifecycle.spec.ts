@@ -254,7 +254,7 @@ describe('StructuredOutput lifecycle', () => {
   })
 
   it('is a loadable plugin with an empty config', () => {
-    expect(StructuredOutput.inject).to.deep.equal(['inprocessRun', 'agents'])
+    expect(StructuredOutput.inject).to.deep.equal(['inprocessRun', 'agents', 'tools'])
     expect(StructuredOutput.Config({})).to.deep.equal({})
   })
 })

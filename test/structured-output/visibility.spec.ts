@@ -7,6 +7,7 @@ import {
   STRUCTURED_OUTPUT_ORDER,
   STRUCTURED_OUTPUT_SECTION,
 } from '../../plugins/structured-output/index.ts'
+import { scopeOf } from '../../plugins/host/scope.ts'
 import { call, createFixture } from './fixture.ts'
 
 const nameSchema = {
@@ -120,6 +121,18 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
       order: 190,
       text: STRUCTURED_OUTPUT_INSTRUCTION,
     })
+    await run.dispose()
+  })
+
+  it('equips a structured child in its own tables without making it a context or a fiber', async () => {
+    const fixture = await createFixture()
+    void fixture.parent.ctx
+    const fibers = fixture.host.snapshot().fibers
+    fixture.host.scripted.push({ toolCalls: [call('structured_output', { answer: 1 })] })
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    expect((await run.result).structured).to.deep.equal({ answer: 1 })
+    expect(scopeOf(run.agent)!.ctx).to.equal(undefined)
+    expect(fixture.host.snapshot().fibers).to.equal(fibers)
     await run.dispose()
   })
 

@@ -56,6 +56,31 @@ describe('Tracing lifecycle and faults', () => {
     expect(host.recorder.spans().map((span) => span.name)).to.include.members([`invoke_agent ${host.parent.id}`, 'chat test'])
   })
 
+  it("keeps a run's open spans through a config update and ends them as usual", async () => {
+    const controller = new AbortController()
+    const run = await hangingRun(controller)
+    await host.tracing.update({ tracerName: 'renamed' })
+    expect(host.recorder.open()).to.equal(2)
+    controller.abort()
+    await run.result
+    await run.dispose()
+    const spans = host.recorder.spans()
+    expect(spans.map((span) => span.name).sort()).to.deep.equal(['chat test', 'invoke_agent slow'])
+    for (const span of spans) expect(span.attributes['subagent.unfinished']).to.equal(undefined)
+  })
+
+  it('starts the spans after a config update on the new tracer name', async () => {
+    await host.tracing.update({ tracerName: 'renamed' })
+    host.scripted.push({ text: 'traced' })
+    host.parent.followup('go')
+    await host.parent.whenIdle()
+    const scopes = host.recorder.spans().map((span) => [span.name, span.instrumentationScope.name])
+    expect(scopes).to.deep.equal([
+      ['chat test', 'renamed'],
+      [`invoke_agent ${host.parent.id}`, 'renamed'],
+    ])
+  })
+
   const faults: [Failure, string][] = [
     ['tracer', 'tracer is broken'],
     ['processor-throws', 'processor is broken'],

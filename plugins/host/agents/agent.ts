@@ -3,7 +3,9 @@
  */
 import type { Context } from 'cordis'
 import { copyContent } from '../../../lib/content.ts'
-import { AgentDisposedError } from '../../../lib/errors.ts'
+import { AgentDisposedError, thrownMessage } from '../../../lib/errors.ts'
+import { toFrozenJson } from '../../../lib/frozen-json.ts'
+import { MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { isKnownEvent } from '../../../lib/session-event.ts'
 import type {
   Agent,
@@ -16,7 +18,7 @@ import type {
 } from '../../../lib/types.ts'
 import { AgentScope, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
-import { type LoopServices, runTurn } from './loop.ts'
+import { completed, type LoopServices, runTurn } from './loop.ts'
 import { TurnState } from './turn-state.ts'
 
 export { TurnCancelledError } from './turn-state.ts'
@@ -48,6 +50,15 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
   return copyContent(content, 'message content block')
 }
 
+/** `cause` as the frozen copy its turn/end holds (turn/end data → reason → cause: two levels above it). */
+function copyCause(cause: CancelCause): CancelCause {
+  try {
+    return toFrozenJson(cause, MAX_JSON_DATA_DEPTH - 2) as unknown as CancelCause
+  } catch (error) {
+    throw new TypeError(`agent cancel cause must be JSON data: ${thrownMessage(error)}`, { cause: error })
+  }
+}
+
 /**
  * One turn, carrying what the agent needs only while it is running (input queued behind the turn,
  * `whenIdle()` waiters, the model messages synced so far): each turn hands them to the next, and
@@ -64,24 +75,37 @@ class AgentTurn extends TurnState {
 }
 
 export class HostAgent implements Agent {
+  // the public fields are `declare`d and assigned once, in the constructor, in the order they had
+  // as parameter properties and initialized fields: those compile to an initializer that first
+  // defines each as `undefined`, then the constructor stores it again (see plugins/host/README.md)
+  declare readonly id: string
+  declare readonly session: SessionLog
+  declare readonly options: Readonly<AgentOptions>
+  private declare readonly services: AgentRuntime
   /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
-  readonly [kScope]: AgentScope
-  status: AgentStatus = 'idle'
+  declare readonly [kScope]: AgentScope
+  declare status: AgentStatus
   /** Set once disposal starts: no new input is accepted. */
-  closed = false
+  declare closed: boolean
   /** The running (or ending) turn; `undefined` exactly while the agent is idle. */
   #current?: AgentTurn
   #turns: number
 
   constructor(
-    readonly id: string,
-    readonly session: SessionLog,
-    readonly options: Readonly<AgentOptions>,
-    private readonly services: AgentRuntime,
+    id: string,
+    session: SessionLog,
+    options: Readonly<AgentOptions>,
+    services: AgentRuntime,
     owner: Agent | undefined,
     callerCtx: Context,
   ) {
+    this.id = id
+    this.session = session
+    this.options = options
+    this.services = services
     this[kScope] = new AgentScope(this, owner, callerCtx)
+    this.status = 'idle'
+    this.closed = false
     // a resumed or seeded session goes on counting; indexed, since a new one (most) has no events
     const events = session.events
     let turns = 0
@@ -124,11 +148,18 @@ export class HostAgent implements Agent {
     return current.idle.promise
   }
 
+  /**
+   * Cancels the running turn with `cause` (nothing when idle) and drops input queued behind it.
+   * The cause goes into the turn's `turn/end` as a frozen copy: a cause that is not JSON data
+   * throws a `TypeError` naming it, before anything changes (appended as it was, it would fail the
+   * turn's end and leave the agent running).
+   */
   cancel(cause: CancelCause): void {
     const current = this.#current
     if (!current) return
+    const copy = copyCause(cause)
     current.queue = undefined
-    if (!current.ended) current.cancel(cause)
+    if (!current.ended) current.cancel(copy)
   }
 
   /** Model messages for the whole log, synced incrementally while a turn runs (plugins may append too). */
@@ -180,7 +211,8 @@ export class HostAgent implements Agent {
   private endTurn(state: AgentTurn, reason: TurnEndReason): void {
     // still current while its end is appended: a listener's followup queues behind it
     state.ended = true
-    this.session.append('turn/end', { turn: state.turn, reason })
+    if (reason === completed) this.session.appendTurnEnd(state.turn, reason)
+    else this.session.append('turn/end', { turn: state.turn, reason })
     this.#current = undefined
     const next = state.queue?.shift()
     if (next) {

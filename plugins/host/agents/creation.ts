@@ -13,7 +13,7 @@ import { scopeOf } from '../scope.ts'
 import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
 import { type CreateOptions, freezeOptions } from './create-options.ts'
-import { type DisposalServices, disposeAgent, rollBack } from './disposal.ts'
+import { type DisposalServices, rollBack } from './disposal.ts'
 import type { LoopServices } from './loop.ts'
 import type { PluginOwnership } from './plugin-ownership.ts'
 import { AgentRecord } from './registry.ts'
@@ -76,14 +76,11 @@ export class AgentCreation {
   readonly #services: CreationServices
   /** Shared by every agent: no closure per agent. */
   readonly #runtime: AgentRuntime
-  /** Shared by every record: what its handle's `dispose` starts, once. */
-  readonly #disposer: (record: AgentRecord) => Promise<void>
 
   constructor(services: CreationServices) {
     this.#services = services
     const { contextServices } = services
     this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices) }
-    this.#disposer = (record) => disposeAgent(record, services)
   }
 
   /**
@@ -180,8 +177,13 @@ export class AgentCreation {
     }
   }
 
+  /** The default `maxSteps` of every turn that starts from now on (a host config update, in place). */
+  set defaultMaxSteps(maxSteps: number) {
+    this.#runtime.defaultMaxSteps = maxSteps
+  }
+
   #makeRecord(agent: HostAgent): AgentRecord {
-    const record = new AgentRecord(agent, this.#disposer)
+    const record = new AgentRecord(agent, this.#services)
     // a method bound to its record with no bound arguments: smaller than a closure and its
     // context, and than a bound function that carries an arguments list. Not a bound top-level
     // function: tsx renames those (keepNames), and a bound copy of a renamed function is a

@@ -153,6 +153,11 @@ export class Agents extends Service {
     return this.creation.run(options, options.owner ?? scopeOf(caller)?.agent, caller, stored)
   }
 
+  /** Host-internal: the default `maxSteps` of every turn that starts from now on (a config update). */
+  setDefaultMaxSteps(maxSteps: number): void {
+    this.creation.defaultMaxSteps = maxSteps
+  }
+
   /** Disposes every live agent (host unload). */
   async disposeAll(): Promise<void> {
     await Promise.allSettled([...this.registry.values()].map((record) => record.handle.dispose()))

@@ -56,8 +56,11 @@ export type PreStepDecision =
   | { kind: 'budget'; limit: BudgetLimit; used?: number; max?: number }
 
 const enter: PreStepDecision = Object.freeze({ kind: 'enter' })
-// shared by every turn that ends so (turn/end data is frozen): one object less per live agent
-const completed: TurnEndReason = Object.freeze({ kind: 'completed' })
+/**
+ * The reason of every turn that ends `completed`, shared (turn/end data is frozen): one object less
+ * per live agent, and made of the loop's own values alone, so its `turn/end` needs no JSON-data walk.
+ */
+export const completed: TurnEndReason = Object.freeze({ kind: 'completed' })
 
 function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code

@@ -19,20 +19,30 @@ export class TurnModelRequest implements ModelRequest {
     enumerable: true,
   }
 
+  // `declare`d and assigned in the constructor: as parameter properties each would be defined
+  // twice per request (see HostAgent)
+  declare readonly agent: Agent
+  declare readonly model: string
+  declare readonly system: string
+  declare readonly messages: readonly ModelMessage[]
   declare readonly signal: AbortSignal
   declare readonly tools?: readonly ToolSchema[]
   declare readonly maxTokens?: number
   readonly #state: TurnState
 
   constructor(
-    readonly agent: Agent,
-    readonly model: string,
-    readonly system: string,
-    readonly messages: readonly ModelMessage[],
+    agent: Agent,
+    model: string,
+    system: string,
+    messages: readonly ModelMessage[],
     tools: readonly ToolSchema[],
     maxTokens: number | undefined,
     state: TurnState,
   ) {
+    this.agent = agent
+    this.model = model
+    this.system = system
+    this.messages = messages
     this.#state = state
     if (tools.length) (this as { tools?: readonly ToolSchema[] }).tools = tools
     if (maxTokens !== undefined) (this as { maxTokens?: number }).maxTokens = maxTokens

@@ -8,7 +8,6 @@ import { toolCallBatches } from '../../../lib/tool-batches.ts'
 import type { Agent, ToolCallBlock, ToolResult } from '../../../lib/types.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { Tools } from '../tools/index.ts'
-import { signalSource, type TurnCallRequest } from '../tools/pipeline.ts'
 
 export interface StepCalls {
   readonly agent: Agent
@@ -18,7 +17,7 @@ export interface StepCalls {
   readonly step: number
   /**
    * The turn's cancellation: every call gets its signal (made only when a tool reads
-   * `exec.signal`, see `signalSource`); no batch starts after it aborted.
+   * `exec.signal`, see `Tools.executeTurnCall`); no batch starts after it aborted.
    */
   readonly cancellation: { readonly aborted: boolean; readonly signal: AbortSignal }
 }
@@ -27,8 +26,7 @@ type Outcome = { result: ToolResult } | { fault: unknown }
 
 /** Starts one call through the pipeline, with the turn's cancellation as its signal source. */
 function start(call: ToolCallBlock, step: StepCalls): Promise<ToolResult> {
-  const request: TurnCallRequest = { name: call.name, arguments: call.arguments, callId: call.id, agent: step.agent, [signalSource]: step.cancellation }
-  return step.tools.execute(request)
+  return step.tools.executeTurnCall(call, step.agent, step.cancellation)
 }
 
 /** The call's outcome; never rejects, even for a pipeline that throws synchronously. */

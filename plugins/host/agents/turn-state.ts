@@ -16,15 +16,21 @@ export class TurnCancelledError extends SubagentError {
 }
 
 export class TurnState {
+  // the public fields are `declare`d and assigned in the constructor: as a parameter property or an
+  // initialized field each would be defined twice per turn (see HostAgent)
+  declare readonly turn: number
   /** Set by `cancel`, before anything hears of the abort. */
-  cause?: CancelCause
+  declare cause?: CancelCause
   #aborted = false
   #reason: unknown
   #controller?: AbortController
   /** Rejects the race `race()` has pending, if any. */
   #rejectRace?: (reason: unknown) => void
 
-  constructor(readonly turn: number) {}
+  constructor(turn: number) {
+    this.turn = turn
+    this.cause = undefined
+  }
 
   /** True once the turn was cancelled. */
   get aborted(): boolean {

@@ -5,7 +5,7 @@
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
-import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
+import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, TurnEndReason, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
 /** Called after every append of a published session. Must not throw. */
@@ -73,14 +73,20 @@ function isDeepFrozen(value: unknown): boolean {
 }
 
 export class SessionLog {
+  // the public fields are `declare`d and assigned in the constructor, in their former order: as a
+  // parameter property or fields each would be defined twice per session (see HostAgent)
+  declare readonly header: SessionHeader
   readonly #events: SessionEvent[]
   /** Set on publication; until then appends are silent (SPEC §1.3 creation transaction). */
-  observer?: AppendObserver
+  declare observer?: AppendObserver
   /** The scope of the session's agent, bound on publication: the observer's listeners. */
-  scope?: AgentScope
+  declare scope?: AgentScope
 
-  constructor(readonly header: SessionHeader, events: SessionEvent[] = []) {
+  constructor(header: SessionHeader, events: SessionEvent[] = []) {
+    this.header = header
     this.#events = events
+    this.observer = undefined
+    this.scope = undefined
   }
 
   get id(): string { return this.header.id }
@@ -163,6 +169,22 @@ export class SessionLog {
       seq: this.#events.length,
       type: 'step/start',
       data: Object.freeze({ turn, step }),
+    })
+    this.#events.push(event)
+    this.observer?.(this, event)
+    return event
+  }
+
+  /**
+   * `append('turn/end', {turn, reason})` for a reason the loop made of its own values alone (its
+   * shared frozen `completed`), without the JSON-data walk: every plain turn ends so. A reason that
+   * may carry a listener's or a caller's values (a budget limit, a cancel cause) takes `append`.
+   */
+  appendTurnEnd(turn: number, reason: TurnEndReason): SessionEvent<'turn/end'> {
+    const event: SessionEvent<'turn/end'> = Object.freeze({
+      seq: this.#events.length,
+      type: 'turn/end',
+      data: Object.freeze({ turn, reason: Object.freeze(reason) }),
     })
     this.#events.push(event)
     this.observer?.(this, event)

@@ -7,15 +7,17 @@ import type {
   ExecuteRequest,
   PreExecuteDecision,
   JsonSchema,
+  ToolCallBlock,
   ToolDefinition,
   ToolExecution,
   ToolGuard,
   ToolResult,
   ToolSchema,
 } from '../../../lib/types.ts'
+import { openScopeOf } from '../agent-tables.ts'
 import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, type ScopedTool, scopeOf } from '../scope.ts'
-import { errorResult, runPipeline } from './pipeline.ts'
+import { errorResult, type PipelineContext, runRequest, runTurnCall, type SignalSource } from './pipeline.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -90,6 +92,17 @@ function assertFilter(filter: unknown): asserts filter is { allow?: readonly str
       throw new TypeError(`tools.restrict() filter ${key} must be an array of tool names`)
     }
   }
+}
+
+/** Appends `fn` to the scope's guards; returns that list. */
+function addGuard(scope: AgentScope, fn: ToolGuard): ToolGuard[] {
+  const existing = scope.guards
+  if (existing) {
+    existing.push(fn)
+    return existing
+  }
+  // a literal of one: an empty array's first push reserves room for 17 guards
+  return (scope.guards = [fn])
 }
 
 /** A definition's registered form, with the fields it was made from. */
@@ -197,23 +210,37 @@ export class Tools extends HostService {
    */
   register(def: ToolDefinition): () => void {
     const tool = snapshotOf(def)
-    return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => {
-      const table = scope ? (scope.tools ??= new SmallMap()) : this.globals
-      if (table.has(tool.name)) {
-        throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
-      }
-      table.set(tool.name, tool)
-      if (tool.available) this.conditional++
+    return installScoped(this.ctx, `ctx.tools.register(${def.name})`, (scope) => this.addTool(scope, tool))
+  }
+
+  /**
+   * Registers `def` for `agent` alone, for the agent's lifetime: `agent.ctx.tools.register(def)`
+   * without the agent's context or a remover (for a driver plugin equipping a child it made).
+   * Throws what `register` throws, a `TypeError` for an agent this host did not make and
+   * `AgentDisposedError` for a disposed one.
+   */
+  registerFor(agent: Agent, def: ToolDefinition): void {
+    const tool = snapshotOf(def)
+    this.addTool(openScopeOf(agent), tool)
+  }
+
+  /** Enters `tool` into the scope's table (the global one without a scope); returns its remover. */
+  private addTool(scope: AgentScope | undefined, tool: ScopedTool): () => void {
+    const table = scope ? (scope.tools ??= new SmallMap()) : this.globals
+    if (table.has(tool.name)) {
+      throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
+    }
+    table.set(tool.name, tool)
+    if (tool.available) this.conditional++
+    this.touch(scope)
+    // the registered form may be shared by registrations of one definition: a stale disposer
+    // cannot remove a later one, as `installScoped` runs each disposer once
+    return () => {
+      if (table.get(tool.name) !== tool) return
+      table.delete(tool.name)
+      if (tool.available) this.conditional--
       this.touch(scope)
-      // the registered form may be shared by registrations of one definition: a stale disposer
-      // cannot remove a later one, as `installScoped` runs each disposer once
-      return () => {
-        if (table.get(tool.name) !== tool) return
-        table.delete(tool.name)
-        if (tool.available) this.conditional--
-        this.touch(scope)
-      }
-    })
+    }
   }
 
   /**
@@ -248,15 +275,23 @@ export class Tools extends HostService {
   guard(fn: ToolGuard): () => void {
     if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
     return installScoped(this.ctx, 'ctx.tools.guard()', (scope) => {
-      const existing = scope ? scope.guards : this.globalGuards
-      // a literal of one: an empty array's first push reserves room for 17 guards
-      const list = existing ?? (scope!.guards = [fn])
-      if (list === existing) list.push(fn)
+      const list = scope ? addGuard(scope, fn) : this.globalGuards
+      if (!scope) list.push(fn)
       return () => {
         const index = list.indexOf(fn)
         if (index >= 0) list.splice(index, 1)
       }
     })
+  }
+
+  /**
+   * Adds a guard for `agent` alone, for the agent's lifetime: `agent.ctx.tools.guard(fn)` without
+   * the agent's context or a remover. Throws what `guard` throws, a `TypeError` for an agent this
+   * host did not make and `AgentDisposedError` for a disposed one.
+   */
+  guardFor(agent: Agent, fn: ToolGuard): void {
+    if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
+    addGuard(openScopeOf(agent), fn)
   }
 
   /**
@@ -369,13 +404,29 @@ export class Tools extends HostService {
     const scope = scopeOf(request.agent)
     // its restrictions and guards went with the scope: running anything now would bypass them
     if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
-    const tool = this.resolve(request.name, scope)
-    return runPipeline(request, {
-      tool: tool && isAvailable(tool, request.agent) ? tool : undefined,
+    return runRequest(request, this.pipelineFor(request.name, scope, request.agent))
+  }
+
+  /**
+   * `execute` for one call of `agent`'s turn (the agent loop's step 5): the call block comes from
+   * the model's checked response, so no request is made or checked for it, and the execution
+   * reads `source.signal` only when the tool asks for its signal. Same outcomes as `execute`.
+   */
+  executeTurnCall(call: ToolCallBlock, agent: Agent, source: SignalSource): Promise<ToolResult> {
+    const scope = scopeOf(agent)
+    if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
+    return runTurnCall(call, agent, source, this.pipelineFor(call.name, scope, agent))
+  }
+
+  /** What a call of the tool `name` for `agent` runs against: the tool as the agent sees it now, and its guards. */
+  private pipelineFor(name: string, scope: AgentScope | undefined, agent: Agent | undefined): PipelineContext {
+    const tool = this.resolve(name, scope)
+    return {
+      tool: tool && isAvailable(tool, agent) ? tool : undefined,
       scope,
       dispatcher: this.dispatcher,
       guards: this.guardsFor(scope),
-    })
+    }
   }
 
   /** The guards that apply to one agent's calls, global ones first. */

@@ -8,28 +8,22 @@ import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.
 import { parseFrozenJson, toFrozenJson } from '../../../lib/frozen-json.ts'
 import { formatInvalidArguments, jsonViolations } from '../../../lib/json-validation.ts'
 import { redactSecrets } from '../../../lib/redact.ts'
-import type { Agent, ExecuteRequest, PreExecuteDecision, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
+import type { Agent, ExecuteRequest, PreExecuteDecision, ToolCallBlock, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
 const neverAborted = new AbortController().signal
 
-/**
- * Where a host-made call finds its signal (the agent loop's turn state): read only when the
- * tool reads `exec.signal`, so a call whose tool never looks (a structured-output capture) costs
- * no `AbortController`. A symbol key: no caller of the public `execute` can name it by accident.
- */
-export const signalSource: unique symbol = Symbol('signalSource')
-
-/** An `ExecuteRequest` from the agent loop: `signal` is absent and the source is read lazily. */
-export interface TurnCallRequest extends ExecuteRequest {
-  readonly [signalSource]?: { readonly signal: AbortSignal }
+/** Where a call of the agent loop finds its signal (the turn's state), read on demand. */
+export interface SignalSource {
+  readonly signal: AbortSignal
 }
 
+/** What one call runs against: its tool as the agent sees it, the agent's scope and guards. */
 export interface PipelineContext {
-  tool: ScopedTool | undefined
-  scope: AgentScope | undefined
-  dispatcher: HookDispatcher
-  guards: readonly ToolGuard[]
+  readonly tool: ScopedTool | undefined
+  readonly scope: AgentScope | undefined
+  readonly dispatcher: HookDispatcher
+  readonly guards: readonly ToolGuard[]
 }
 
 /** An error result whose only content is exactly `Error: <message>`, URL credentials and bearer tokens redacted. */
@@ -134,7 +128,7 @@ class TurnCallExecution implements ToolExecution {
   }
 
   declare readonly signal: AbortSignal
-  readonly #source: { readonly signal: AbortSignal }
+  readonly #source: SignalSource
 
   constructor(
     readonly token: symbol,
@@ -143,52 +137,67 @@ class TurnCallExecution implements ToolExecution {
     readonly args: unknown,
     readonly agent: Agent | undefined,
     readonly parent: symbol | undefined,
-    source: { readonly signal: AbortSignal },
+    source: SignalSource,
   ) {
     this.#source = source
     Object.defineProperty(this, 'signal', TurnCallExecution.#signal)
   }
 }
 
-/** The call's execution; its `signal` a getter on the source when the loop gave one. */
-function execution(request: TurnCallRequest, args: unknown): ToolExecution {
-  const source = request[signalSource]
-  const callId = request.callId ?? newCallId()
-  if (source !== undefined) return new TurnCallExecution(Symbol(request.name), callId, request.name, args, request.agent, request.parent, source)
-  return {
-    token: Symbol(request.name),
-    callId,
-    name: request.name,
-    args,
-    agent: request.agent,
-    parent: request.parent,
-    signal: request.signal ?? neverAborted,
+/**
+ * Runs one call of the public `execute` through the pipeline and reports its final outcome
+ * (`tools/result`) once; its execution carries the request's signal, or one that never aborts.
+ * Resolves with that result; rejects only for a fault of the pipeline itself, never for a tool's
+ * or a listener's (those are error results).
+ */
+export function runRequest(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
+  try {
+    const parsed = parseArguments(request.arguments)
+    const exec: ToolExecution = Object.freeze({
+      token: Symbol(request.name),
+      callId: request.callId ?? newCallId(),
+      name: request.name,
+      args: parsed instanceof UnreadableArguments ? request.arguments : parsed,
+      agent: request.agent,
+      parent: request.parent,
+      signal: request.signal ?? neverAborted,
+    })
+    return runExecution(exec, parsed, pipeline)
+  } catch (error) {
+    return Promise.reject(error)
   }
 }
 
 /**
- * Runs one call through the pipeline and reports its final outcome (`tools/result`) once. Resolves
- * with that result; rejects only for a fault of the pipeline itself, never for a tool's or a
- * listener's (those are error results).
+ * `runRequest` for a call the agent loop made for `agent` (a block of the model's checked
+ * response: its fields need no second check, and no request object is made for it). The
+ * execution reads `source.signal` only when the tool reads `exec.signal`, so a call whose tool
+ * never looks (a structured-output capture) costs no `AbortController`.
  */
-export function runPipeline(request: ExecuteRequest, pipeline: PipelineContext): Promise<ToolResult> {
+export function runTurnCall(call: ToolCallBlock, agent: Agent, source: SignalSource, pipeline: PipelineContext): Promise<ToolResult> {
   try {
-    const { tool } = pipeline
-    const parsed = parseArguments(request.arguments)
-    const unreadable = parsed instanceof UnreadableArguments ? parsed : undefined
-    const exec: ToolExecution = Object.freeze(execution(request, unreadable ? request.arguments : parsed))
-    // a call with a body to run reports its own outcome, in the same step as the body's result
-    if (tool && !unreadable) return runTool(tool, exec, pipeline)
-    // a call that never reaches a body still meets the guards first: once a guard closes the agent
-    // (e.g. after a structured-output commit) every later call gets its reason
-    const result =
-      guardDenial(exec, pipeline.guards) ??
-      (tool && unreadable ? errorResult(unreadable.message, 'INVALID_ARGS') : errorResult(`unknown tool "${request.name}"`, 'UNKNOWN_TOOL'))
-    pipeline.dispatcher.emit(pipeline.scope, 'tools/result', exec, result)
-    return Promise.resolve(result)
+    const parsed = parseArguments(call.arguments)
+    const args = parsed instanceof UnreadableArguments ? call.arguments : parsed
+    const exec: ToolExecution = Object.freeze(new TurnCallExecution(Symbol(call.name), call.id, call.name, args, agent, undefined, source))
+    return runExecution(exec, parsed, pipeline)
   } catch (error) {
     return Promise.reject(error)
   }
+}
+
+/** The pipeline from `exec` on, given what `parseArguments` made of its arguments. */
+function runExecution(exec: ToolExecution, parsed: unknown, pipeline: PipelineContext): Promise<ToolResult> {
+  const { tool } = pipeline
+  const unreadable = parsed instanceof UnreadableArguments ? parsed : undefined
+  // a call with a body to run reports its own outcome, in the same step as the body's result
+  if (tool && !unreadable) return runTool(tool, exec, pipeline)
+  // a call that never reaches a body still meets the guards first: once a guard closes the agent
+  // (e.g. after a structured-output commit) every later call gets its reason
+  const result =
+    guardDenial(exec, pipeline.guards) ??
+    (tool && unreadable ? errorResult(unreadable.message, 'INVALID_ARGS') : errorResult(`unknown tool "${exec.name}"`, 'UNKNOWN_TOOL'))
+  pipeline.dispatcher.emit(pipeline.scope, 'tools/result', exec, result)
+  return Promise.resolve(result)
 }
 
 /**

@@ -1,0 +1,5 @@
+/**
+ * The longest delay Node's timers keep. A longer one (2^31 ms and up, ≈ 24.8 days) is replaced by
+ * 1 ms with a `TimeoutOverflowWarning`: a configured timeout past it would fire at once.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1

@@ -1,0 +1,33 @@
+/**
+ * Registrations a driver plugin makes for one agent it equips (a structured child's capture
+ * runtime), straight into the agent's own tables: what the same registration through the agent's
+ * own context does, without making that context, a `callerView` of a service or a remover. They
+ * live as long as the agent and go with its tables when it is disposed.
+ */
+import type { Listener } from '../../lib/dispatch.ts'
+import { AgentDisposedError } from '../../lib/errors.ts'
+import type { Agent } from '../../lib/types.ts'
+import { type AgentScope, scopedEvents, scopeOf } from './scope.ts'
+
+/**
+ * The tables of `agent`, open for registrations. Throws a `TypeError` for an agent this host did
+ * not make and `AgentDisposedError` for one that is gone (as a registration through its context would).
+ */
+export function openScopeOf(agent: Agent): AgentScope {
+  const scope = scopeOf(agent)
+  if (!scope) throw new TypeError('agent registration needs an agent made by the host')
+  if (scope.isDisposed) throw new AgentDisposedError(scope.agent.id)
+  return scope
+}
+
+/**
+ * Adds `listener` for `name`, an event about one agent (`scopedEvents`: `tools/result`,
+ * `system-prompt/assemble`, `agent/turn-stop`, …), for `agent` alone and for its lifetime, after
+ * the listeners it has: `agent.ctx.on(name, listener)` without the context. Throws a `TypeError`
+ * naming the event for any other event or a non-function, and what `openScopeOf` throws.
+ */
+export function listenFor(agent: Agent, name: string, listener: Listener): void {
+  if (!scopedEvents.has(name)) throw new TypeError(`"${name}" is not an event about one agent`)
+  if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
+  openScopeOf(agent).addHook(name, listener, false)
+}
