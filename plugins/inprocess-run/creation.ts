@@ -1,6 +1,7 @@
 /**
  * Creation of the child (SPEC §2.2): header, inherited options and the unpublished setup window.
  */
+import type { ListenerDispatch } from '../../lib/dispatch.ts'
 import type { Agent, AgentOptions, CreateAgentOptions } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
 
@@ -65,4 +66,23 @@ export function applyRequestScope(child: Agent, plan: StartPlan): void {
     if (guards) for (let i = 0; i < guards.length; i++) tools.guard(guards[i]!)
   }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
+}
+
+/**
+ * The `setup` of a child's creation: the request's scope (`applyRequestScope`), then the
+ * `subagent/setup` listeners when there are any. Returns a promise only when a listener does: a
+ * setup window that only registers (persona, tool filter, structured output) costs the creation
+ * no tick. A throw propagates (and rolls the creation back).
+ *
+ * A function that makes the closure, rather than `options.setup = (child) => …` at the call site:
+ * V8 allocates a function literal assigned to a property straight in the old generation, where the
+ * dead closure would hold its creator's context (the whole start: plan, request, the run's
+ * hand-off) through every scavenge until the next full GC. Made here, the closure is young and
+ * holds only these three values.
+ */
+export function childSetup(plan: StartPlan, dispatch: ListenerDispatch, setupListeners: boolean): (child: Agent) => Promise<void> | undefined {
+  return (child) => {
+    applyRequestScope(child, plan)
+    return setupListeners ? dispatch.serialEager('subagent/setup', [child, plan]) : undefined
+  }
 }

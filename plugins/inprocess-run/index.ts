@@ -18,7 +18,7 @@ import type {
   SubagentStartRequest,
 } from '../../lib/types.ts'
 import type { Agents, CreateOptions, Tools } from '../host/index.ts'
-import { applyRequestScope, childHeader, childOptions, needsSetup } from './creation.ts'
+import { childHeader, childOptions, childSetup, needsSetup } from './creation.ts'
 import {
   abortedBeforePublication,
   checkCapabilities,
@@ -238,12 +238,9 @@ export class InProcessRun {
       }
       if (plan.seed) options.seed = plan.seed
       if (needsSetup(plan, setupListeners)) {
-        // returns a promise only when a listener does: a setup window that only registers
-        // (persona, tool filter, structured output) costs the creation no tick
-        options.setup = (child: Agent) => {
-          applyRequestScope(child, plan)
-          return setupListeners ? dispatch.serialEager('subagent/setup', [child, plan]) : undefined
-        }
+        // not a function literal written into `options.setup`: V8 would allocate it in the old
+        // generation (see `childSetup`)
+        options.setup = childSetup(plan, dispatch, setupListeners)
       }
       const handle = await this.agents.create(options)
       const rootId = rootIdOf(request.parent, this.lookup)

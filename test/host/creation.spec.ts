@@ -2,6 +2,9 @@ import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import type { Context } from 'cordis'
 import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
+import { rawService } from '../../plugins/host/cordis-bridge.ts'
+import { PluginOwnership } from '../../plugins/host/agents/plugin-ownership.ts'
+import { deoptimize, inYoungGeneration } from '../support/heap.ts'
 import { expectScopeCleared, rejectionOf, scene } from '../support/scene.ts'
 
 /** Nests `1` `depth` levels deep in single-element arrays. */
@@ -313,6 +316,19 @@ describe('agents.create: publication (SPEC §1.3 steps 4–5)', () => {
     order.push('resolved')
     expect(order).to.deep.equal(['setup', 'agent/created true true', 'resolved'])
     expect(handle.agent.id).to.equal('p')
+  })
+
+  it('ties a plugin-created agent to its plugin with a release function in the young generation', async () => {
+    // a closure V8 pretenured (it does so from unoptimized code) would stay, dead after the
+    // disposal, in the old generation and hold the record and its agent through every scavenge
+    const s = await scene()
+    deoptimize(PluginOwnership.prototype.bind)
+    const handle = await s.create()
+    const agents = rawService(s.root.agents) as unknown as { registry: { get(id: string): { release?: () => void } | undefined } }
+    const release = agents.registry.get(handle.agent.id)?.release
+    expect(release).to.be.a('function')
+    expect(inYoungGeneration(release!)).to.equal(true)
+    await handle.dispose()
   })
 
   it('lets a listener registered during setup hear its own agent/created', async () => {

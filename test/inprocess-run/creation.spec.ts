@@ -1,6 +1,11 @@
 import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
+import sinon from 'sinon'
+import { rawService } from '../../plugins/host/cordis-bridge.ts'
+import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import type { CreateOptions } from '../../plugins/host/index.ts'
 import { createDriverHost } from '../support/driver.ts'
+import { deoptimize, inYoungGeneration } from '../support/heap.ts'
 
 describe('InProcessRun creation (SPEC §2.2)', () => {
   it('gives the child a header with lineage, origin and depth', async () => {
@@ -41,6 +46,30 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
     expect(host.root.agents.get(owned.id)).to.equal(undefined)
     expect((await owned.result).stopReason).to.equal('aborted')
     await run.dispose()
+  })
+
+  it('hands the creation a setup function in the young generation when the start runs as unoptimized code', async () => {
+    // a closure V8 pretenured would stay, dead, in the old generation and hold the whole start
+    // (plan, request, the run's hand-off) through every scavenge until the next full GC
+    const host = await createDriverHost()
+    const agents = rawService(host.root.agents)
+    const young: boolean[] = []
+    const create = agents.create
+    sinon.stub(agents, 'create').callsFake(function (this: typeof agents, options?: CreateOptions) {
+      if (options?.setup) young.push(inYoungGeneration(options.setup))
+      return create.call(this, options)
+    })
+    // the creation's own method is private: reached through the prototype, as V8 sees it
+    deoptimize((InProcessRun.prototype as unknown as { create: () => unknown }).create)
+    host.scripted.push({ text: 'ok' })
+    try {
+      const run = await host.root.inprocessRun.spawn(host.request({ persona: 'You are a careful reviewer.' }))
+      await run.result
+      await run.dispose()
+    } finally {
+      sinon.restore()
+    }
+    expect(young).to.deep.equal([true])
   })
 
   it('scopes the persona to the child, shadowing the deployment persona', async () => {
