@@ -274,13 +274,19 @@ describe('agent loop: max-tokens (SPEC §1.4 step 4)', () => {
 })
 
 describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
-  it('keeps the streamed text as an interrupted message and ends aborted with the cause', async () => {
+  /** An agent whose first turn has streamed `partial` and waits on its model. */
+  async function streamingTurn() {
     const s = await scene()
     const { agent } = await s.create()
     s.scripted.push('hang')
     const streaming = nextEvent(s.root, agent, 'assistant/delta')
     agent.followup('hello')
     await streaming
+    return { s, agent }
+  }
+
+  it('keeps the streamed text as an interrupted message and ends aborted with the cause', async () => {
+    const { agent } = await streamingTurn()
     agent.cancel({ kind: 'user' })
     await agent.whenIdle()
     expect(agent.session.events.slice(-3).map(({ type, data }) => ({ type, data }))).to.deep.equal([
@@ -291,24 +297,14 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
   })
 
   it('reports a hook cause with its reason', async () => {
-    const s = await scene()
-    const { agent } = await s.create()
-    s.scripted.push('hang')
-    const streaming = nextEvent(s.root, agent, 'assistant/delta')
-    agent.followup('hello')
-    await streaming
+    const { agent } = await streamingTurn()
     agent.cancel({ kind: 'hook', reason: 'budget spent' })
     await agent.whenIdle()
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'hook', reason: 'budget spent' } } })
   })
 
   it('throws a TypeError naming the cause for a cause that is not JSON data, leaving the turn running', async () => {
-    const s = await scene()
-    const { agent } = await s.create()
-    s.scripted.push('hang')
-    const streaming = nextEvent(s.root, agent, 'assistant/delta')
-    agent.followup('hello')
-    await streaming
+    const { agent } = await streamingTurn()
     const cause = { kind: 'hook', reason: new Date(0) } as unknown as { kind: 'hook'; reason: string }
     expect(() => agent.cancel(cause)).to.throw(TypeError, 'agent cancel cause must be JSON data: value.reason is not JSON data (non-plain object)')
     expect(agent.status).to.equal('running')
@@ -318,12 +314,7 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
   })
 
   it('ends the turn with a copy of the cause, so a later edit of the caller\'s object changes nothing', async () => {
-    const s = await scene()
-    const { agent } = await s.create()
-    s.scripted.push('hang')
-    const streaming = nextEvent(s.root, agent, 'assistant/delta')
-    agent.followup('hello')
-    await streaming
+    const { agent } = await streamingTurn()
     const cause: { kind: 'hook'; reason: unknown } = { kind: 'hook', reason: 'budget spent' }
     agent.cancel(cause as { kind: 'hook'; reason: string })
     cause.reason = new Date(0)
@@ -332,12 +323,7 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
   })
 
   it('aborts the signal the model request carries', async () => {
-    const s = await scene()
-    const { agent } = await s.create()
-    s.scripted.push('hang')
-    const streaming = nextEvent(s.root, agent, 'assistant/delta')
-    agent.followup('hello')
-    await streaming
+    const { s, agent } = await streamingTurn()
     agent.cancel({ kind: 'parent' })
     expect(s.scripted.requests[0].signal.aborted).to.equal(true)
     await agent.whenIdle()

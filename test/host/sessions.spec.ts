@@ -128,7 +128,8 @@ describe('session events (SPEC §1.2)', () => {
     expect(frozen).to.deep.equal(new Array(8).fill(true))
   })
 
-  it('freezes turn/start and step/start and lets session/event observers hear them in order', async () => {
+  /** An agent after one completed turn answering `hi`, with every `session/event` it emitted. */
+  async function observedTurn() {
     const s = await scene()
     const { agent } = await s.create()
     const heard: SessionEvent[] = []
@@ -138,6 +139,11 @@ describe('session events (SPEC §1.2)', () => {
     s.scripted.push({ text: 'hi' })
     agent.followup('hello')
     await agent.whenIdle()
+    return { agent, heard }
+  }
+
+  it('freezes turn/start and step/start and lets session/event observers hear them in order', async () => {
+    const { agent, heard } = await observedTurn()
     const markers = agent.session.events.filter((event) => event.type === 'turn/start' || event.type === 'step/start')
     expect(markers.map(({ seq, type, data }) => ({ seq, type, data }))).to.deep.equal([
       { seq: 0, type: 'turn/start', data: { turn: 1, trigger: 'message' } },
@@ -148,15 +154,7 @@ describe('session events (SPEC §1.2)', () => {
   })
 
   it('freezes the turn/end of a completed turn and lets session/event observers hear it last', async () => {
-    const s = await scene()
-    const { agent } = await s.create()
-    const heard: SessionEvent[] = []
-    s.on('session/event', (_session: Session, event: SessionEvent) => {
-      heard.push(event)
-    })
-    s.scripted.push({ text: 'hi' })
-    agent.followup('hello')
-    await agent.whenIdle()
+    const { agent, heard } = await observedTurn()
     const end = agent.session.events.at(-1)!
     expect({ seq: end.seq, type: end.type, data: end.data }).to.deep.equal({ seq: 5, type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } })
     const { reason } = end.data as { reason: object }
