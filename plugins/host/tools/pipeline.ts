@@ -218,9 +218,10 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
       const body = result
       try {
         const final = await dispatcher.waterfallAsync<ToolResult>(scope, 'tools/post-execute', [exec, body], () => body)
-        // the body's result was checked already; a listener may hand back that very object
+        // checked even when it is the body's own result: a listener may have changed that object
+        // in place, and the loop records it without another JSON-data walk
         if (!isToolResult(final)) result = errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
-        else result = final === body ? final : checkedResult(final)
+        else result = checkedResult(final)
       } catch (error) {
         result = errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
       }
