@@ -56,3 +56,32 @@ describe('agent loop: the tool/result a post-execute listener hands back (SPEC ย
     expect(JSON.stringify(lastOf(agent, 'tool/result'))).to.equal(recorded)
   })
 })
+
+describe('agent loop: the tool/result of a body whose result reads differently each time (SPEC ยง1.2)', () => {
+  it("records an error result naming isError when the isError getter of a body's result answers a boolean to the check and a function afterwards", async () => {
+    const s = await scene()
+    let reads = 0
+    s.root.tools.register({
+      ...echo,
+      name: 'shifty',
+      execute: () => ({
+        get isError() {
+          reads++
+          return reads === 1 ? false : () => false
+        },
+        content: [{ type: 'text', text: 'shifty ran' }],
+      }),
+    })
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'shifty', arguments: { text: 'a' } }] }, { text: 'done' })
+    await runTurn(agent)
+    expect(lastOf(agent, 'tool/result')).to.deep.equal({
+      turn: 1,
+      step: 1,
+      callId: 'c1',
+      name: 'shifty',
+      isError: true,
+      content: [{ type: 'text', text: 'Error: tool result isError must be a boolean' }],
+    })
+  })
+})

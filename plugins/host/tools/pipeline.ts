@@ -57,7 +57,10 @@ function render(value: unknown): string {
  * `value` as frozen JSON, a string `code`. Throws `TypeError` naming the first bad field.
  */
 function checkedResult(result: ToolResult): ToolResult {
-  const checked: ToolResult = { isError: result.isError, content: copyContent(result.content, 'tool result content block') }
+  // read once: the check that found a boolean may have read a getter (the loop records it unwalked)
+  const isError = result.isError
+  if (typeof isError !== 'boolean') throw new TypeError('tool result isError must be a boolean')
+  const checked: ToolResult = { isError, content: copyContent(result.content, 'tool result content block') }
   if (result.value !== undefined) checked.value = toFrozenJson(result.value)
   if (result.code !== undefined) {
     if (typeof result.code !== 'string') throw new TypeError('tool result code must be a string')
