@@ -34,7 +34,7 @@ export function jsonShapeOf(value: JsonValue): JsonShape {
  * True when `JSON.stringify(value)` would give the text `shape` was made from: the same own
  * enumerable keys in the same order, equal scalars, arrays of the same length. False (never a wrong
  * true) for what it cannot tell by reading: a `toJSON` method, an `undefined`, function or
- * non-finite number anywhere, an array hole. Reads each property once; recursion is bounded by the
+ * non-finite number anywhere, an array hole, an object that is not plain (a boxed primitive). Reads each property once; recursion is bounded by the
  * shape's depth, not the value's, so a deep or cyclic value costs no more than the shape.
  */
 export function matchesJsonShape(value: unknown, shape: JsonShape): boolean {
@@ -50,6 +50,9 @@ export function matchesJsonShape(value: unknown, shape: JsonShape): boolean {
     return true
   }
   if (Array.isArray(value)) return false
+  // a boxed primitive has own keys (a String's indices) but JSON.stringify writes its primitive
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return false
   const { keys, values } = shape
   let at = 0
   for (const key in value) {

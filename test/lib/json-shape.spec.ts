@@ -65,4 +65,11 @@ describe('matchesJsonShape', () => {
     cyclic.properties = cyclic
     expect(matchesJsonShape(cyclic, shapeOf({ type: 'object', properties: { type: 'object' } }))).to.equal(false)
   })
+  it('rejects a boxed string where the text has an object of its characters, as JSON.stringify writes the string', () => {
+    expect(matchesJsonShape({ enum: new String('a') }, shapeOf({ enum: { 0: 'a' } }))).to.equal(false)
+  })
+
+  it('rejects a boxed bigint where the text has an empty object, as JSON.stringify cannot write it', () => {
+    expect(matchesJsonShape({ default: Object(1n) }, shapeOf({ default: {} }))).to.equal(false)
+  })
 })

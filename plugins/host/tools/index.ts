@@ -132,6 +132,8 @@ function snapshotOf(def: ToolDefinition): ScopedTool {
     known.name === def.name &&
     known.description === def.description &&
     known.parameters === def.parameters &&
+    // the one part of the schema check not cached by object: a root changed in place fails again
+    def.parameters.type === 'object' &&
     known.concurrent === def.concurrent &&
     known.execute === def.execute &&
     known.available === def.available

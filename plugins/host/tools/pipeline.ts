@@ -51,7 +51,10 @@ function render(value: unknown): string {
  * `value` as frozen JSON, a string `code`. Throws `TypeError` naming the first bad field.
  */
 function checkedResult(result: ToolResult): ToolResult {
-  const checked: ToolResult = { isError: result.isError, content: copyContent(result.content, 'tool result content block') }
+  // read once: the check that found a boolean may have read a getter (the loop records it unwalked)
+  const isError = result.isError
+  if (typeof isError !== 'boolean') throw new TypeError('tool result isError must be a boolean')
+  const checked: ToolResult = { isError, content: copyContent(result.content, 'tool result content block') }
   if (result.value !== undefined) checked.value = toFrozenJson(result.value)
   if (result.code !== undefined) {
     if (typeof result.code !== 'string') throw new TypeError('tool result code must be a string')
@@ -227,9 +230,10 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
       const body = result
       try {
         const final = await dispatcher.waterfallAsync<ToolResult>(scope, 'tools/post-execute', [exec, body], () => body)
-        // the body's result was checked already; a listener may hand back that very object
+        // checked even when it is the body's own result: a listener may have changed that object
+        // in place, and the loop records it without another JSON-data walk
         if (!isToolResult(final)) result = errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
-        else result = final === body ? final : checkedResult(final)
+        else result = checkedResult(final)
       } catch (error) {
         result = errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
       }

@@ -1,0 +1,87 @@
+import { expect } from 'chai'
+import type { Agent, ToolExecution, ToolResult } from '../../lib/types.ts'
+import { lastOf, scene } from '../support/scene.ts'
+
+const echo = {
+  name: 'echo',
+  description: 'Echoes its text.',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  execute: (args: { text: string }) => `echo: ${args.text}`,
+}
+
+async function runTurn(agent: Agent): Promise<void> {
+  agent.followup('hello')
+  await agent.whenIdle()
+}
+
+describe('agent loop: the tool/result a post-execute listener hands back (SPEC §1.2, §1.5)', () => {
+  it('records a body result a post-execute listener changed in place as checked copies, leaving out a NaN it added', async () => {
+    const s = await scene()
+    s.root.tools.register(echo)
+    s.on('tools/post-execute', async (_exec: ToolExecution, _body: ToolResult, next: () => Promise<ToolResult>) => {
+      const result = await next()
+      result.content.push({ type: 'text', text: 'noted', score: Number.NaN } as never)
+      return result
+    })
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] }, { text: 'done' })
+    await runTurn(agent)
+    expect(lastOf(agent, 'tool/result')).to.deep.equal({
+      turn: 1,
+      step: 1,
+      callId: 'c1',
+      name: 'echo',
+      isError: false,
+      content: [
+        { type: 'text', text: 'echo: a' },
+        { type: 'text', text: 'noted' },
+      ],
+    })
+  })
+
+  it('keeps a recorded tool/result as it was when the post-execute listener later changes a nested object it added', async () => {
+    const s = await scene()
+    s.root.tools.register(echo)
+    const added = { type: 'text', text: 'noted', meta: { level: 1 } }
+    s.on('tools/post-execute', async (_exec: ToolExecution, _body: ToolResult, next: () => Promise<ToolResult>) => {
+      const result = await next()
+      result.content.push(added as never)
+      return result
+    })
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] }, { text: 'done' })
+    await runTurn(agent)
+    const recorded = JSON.stringify(lastOf(agent, 'tool/result'))
+    added.meta.level = 2
+    expect(JSON.stringify(lastOf(agent, 'tool/result'))).to.equal(recorded)
+  })
+})
+
+describe('agent loop: the tool/result of a body whose result reads differently each time (SPEC §1.2)', () => {
+  it("records an error result naming isError when the isError getter of a body's result answers a boolean to the check and a function afterwards", async () => {
+    const s = await scene()
+    let reads = 0
+    s.root.tools.register({
+      ...echo,
+      name: 'shifty',
+      execute: () => ({
+        get isError() {
+          reads++
+          return reads === 1 ? false : () => false
+        },
+        content: [{ type: 'text', text: 'shifty ran' }],
+      }),
+    })
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'shifty', arguments: { text: 'a' } }] }, { text: 'done' })
+    await runTurn(agent)
+    expect(lastOf(agent, 'tool/result')).to.deep.equal({
+      turn: 1,
+      step: 1,
+      callId: 'c1',
+      name: 'shifty',
+      isError: true,
+      content: [{ type: 'text', text: 'Error: tool result isError must be a boolean' }],
+    })
+  })
+})
