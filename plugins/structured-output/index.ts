@@ -15,6 +15,7 @@ import type {
   JsonSchema,
   PromptAssembly,
   SubagentInfo,
+  SubagentPlan,
   ToolDefinition,
   ToolExecution,
   ToolGuard,
@@ -101,6 +102,8 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   // checks a requested schema at the start (SPEC §2.1.6): the subset (`UnsupportedSchemaError`,
   // `unsupported JSON schema: …`, which also bounds its depth and size), then compiles its
   // validator once per distinct schema (linear in the schema, see `lib/subset-validation.ts`)
+  // per start, from its entry check to its setup
+  const checked = new WeakMap<SubagentPlan, ToolDefinition>()
   const schemas = new SchemaCache<ToolDefinition>(assertSchemaSubset, (schema) => {
     compileSchema(schema)
     return captureTool(schema, execute, texts)
@@ -130,14 +133,21 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   listenDirect(ctx, 'subagent/prepare', (plan) => {
     const schema = plan.request.outputSchema
     // a schemastery schema is converted first (memoized per schema object)
-    if (schema !== undefined) plan.claim('outputSchema', () => void schemas.entry(requestedJsonSchema(schema) as JsonSchema))
+    if (schema !== undefined) {
+      plan.claim('outputSchema', () => {
+        checked.set(plan, schemas.entry(requestedJsonSchema(schema) as JsonSchema).value)
+      })
+    }
   })
 
   listenDirect(ctx, 'subagent/setup', (child, plan) => {
     const schema = plan.request.outputSchema
     if (schema === undefined) return
-    // checked at entry: the definition made then, even if the caller changed its object since
-    const { value: definition } = schemas.entryChecked(requestedJsonSchema(schema) as JsonSchema)
+    // the definition this start's entry check chose, even if the caller changed its object since
+    // and a later start was checked against the change (a start can wait in TreeBudget's queue);
+    // a start checked by an instance unloaded since falls back to the object's latest entry
+    const definition = checked.get(plan) ?? schemas.entryChecked(requestedJsonSchema(schema) as JsonSchema).value
+    checked.delete(plan)
     states.set(child, new CaptureState())
     installCapture(child, definition, shared)
   })

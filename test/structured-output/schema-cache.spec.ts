@@ -1,6 +1,10 @@
 import { expect } from 'chai'
 import type { JsonSchema } from '../../lib/types.ts'
 import { SCHEMA_CACHE_MAX_TEXT, SchemaCache } from '../../plugins/structured-output/schema-cache.ts'
+import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import StructuredOutput from '../../plugins/structured-output/index.ts'
+import TreeBudget from '../../plugins/tree-budget/index.ts'
+import { scene } from '../support/scene.ts'
 import { createFixture } from './fixture.ts'
 
 function schemaWith(property: string): JsonSchema {
@@ -160,6 +164,25 @@ describe('StructuredOutput schema sharing (issue 15)', () => {
     expect(result.content).to.deep.equal([{ type: 'text', text: 'Structured output recorded.' }])
     await Promise.all([first.dispose(), second.dispose()])
     await fixture.close()
+  })
+
+  it('sets a start waiting in the TreeBudget queue up with the schema its entry check passed, not one changed for a later start', async () => {
+    const host = await scene({ plugins: [InProcessRun, [TreeBudget, { maxConcurrent: 1 }], StructuredOutput] })
+    const parent = await host.agent()
+    host.scripted.push('hang', 'hang', 'hang')
+    const request = (outputSchema: JsonSchema) => ({ parent, prompt: 'work', signal: new AbortController().signal, outputSchema })
+    const blocker = await host.root.inprocessRun.spawn(request(schemaWith('x')))
+    const schema = schemaWith('answer')
+    const queued = host.root.inprocessRun.spawn(request(schema))
+    ;(schema.properties as Record<string, { type: string }>).answer!.type = 'integer'
+    const later = host.root.inprocessRun.spawn(request(schema))
+    await blocker.dispose()
+    const first = await queued
+    expect(host.root.tools.get('structured_output', first.agent)?.parameters).to.deep.equal(schemaWith('answer'))
+    await first.dispose()
+    const second = await later
+    expect(host.root.tools.get('structured_output', second.agent)?.parameters).to.deep.equal(schema)
+    await second.dispose()
   })
 
   it('releases its schemas on unload: after a reload an equal schema gets its own object', async () => {
