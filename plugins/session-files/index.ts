@@ -4,7 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { type Context, Service } from 'cordis'
+import { type Context, type Fiber, Service } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import type { Agent, Session } from '../../lib/types.ts'
@@ -32,9 +32,10 @@ const defaultMaxOpenFiles = 32
  * The sessions an instance still followed when it closed, for the next instance of the same fiber
  * (a config update restarts it). Between the two nobody listens: an agent disposed meanwhile
  * appends its last events (its interrupted message, its `turn/end`) unheard, and the next instance
- * no longer finds it among the live agents. Kept with the fiber: a final unload keeps nothing.
+ * no longer finds it among the live agents. Kept with the fiber, and only for a restart: a final
+ * unload (the fiber disposed) hands nothing on.
  */
-const handoffs = new WeakMap<object, readonly Followed[]>()
+const handoffs = new WeakMap<Fiber, readonly Followed[]>()
 
 /** A followed session, and how many of its events its file held when its instance closed. */
 interface Followed {
@@ -57,7 +58,7 @@ export class SessionFiles extends Service {
   private readonly gate: OpenFileGate
   private readonly fs: SessionFileSystem = nodeFileSystem
   private readonly logger: ReturnType<Context['logger']>
-  private readonly fiber: object
+  private readonly fiber: Fiber
   private closed = false
 
   constructor(ctx: Context, config: SessionFiles.Config) {
@@ -171,9 +172,13 @@ export class SessionFiles extends Service {
 
   private async close(): Promise<void> {
     this.closed = true
-    const followed: Followed[] = []
-    for (const { session } of this.writers.values()) if (session) followed.push({ session, written: session.events.length })
-    handoffs.set(this.fiber, followed)
+    // a fiber disposed for good has no next instance: handing off would only keep the sessions
+    // alive for as long as anything holds the fiber
+    if (this.fiber.uid !== null) {
+      const followed: Followed[] = []
+      for (const { session } of this.writers.values()) if (session) followed.push({ session, written: session.events.length })
+      handoffs.set(this.fiber, followed)
+    }
     // writes everything seen so far, the held deltas included: `written` is what the file holds
     await this.flush()
     this.writers.clear()
