@@ -58,19 +58,27 @@ export function bindingsFor(tools: Tools, exec: ToolExecution): Record<string, S
   const bindings: Record<string, SandboxBinding> = Object.create(null)
   for (const { name } of tools.schemas(exec.agent)) {
     if (name === TOOL_NAME) continue
-    bindings[name] = async (args, signal) => {
-      const result = await tools.execute({
-        name,
-        arguments: args,
-        agent: exec.agent,
-        parent: exec.token,
-        signal: AbortSignal.any([exec.signal, signal]),
-      })
-      if (result.isError) throw callError(result)
-      return result.value !== undefined ? result.value : textOf(result.content)
-    }
+    // made by a call, not written here: V8 pretenures a function literal stored straight into a
+    // property from unoptimized code, and the old-space binding would keep this call's objects
+    // alive across scavenges until the next full GC (host README)
+    bindings[name] = bindingOf(tools, exec, name)
   }
   return bindings
+}
+
+/** The binding of the tool `name`: one nested `execute` per call. */
+function bindingOf(tools: Tools, exec: ToolExecution, name: string): SandboxBinding {
+  return async (args, signal) => {
+    const result = await tools.execute({
+      name,
+      arguments: args,
+      agent: exec.agent,
+      parent: exec.token,
+      signal: AbortSignal.any([exec.signal, signal]),
+    })
+    if (result.isError) throw callError(result)
+    return result.value !== undefined ? result.value : textOf(result.content)
+  }
 }
 
 /**
