@@ -29,5 +29,5 @@ export function openScopeOf(agent: Agent): AgentScope {
 export function listenFor(agent: Agent, name: string, listener: Listener): void {
   if (!scopedEvents.has(name)) throw new TypeError(`"${name}" is not an event about one agent`)
   if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
-  openScopeOf(agent).addHook(name, listener, false)
+  openScopeOf(agent).keepHook(name, listener, false)
 }

@@ -182,12 +182,17 @@ export class AgentScope {
     return undefined
   }
 
-  /** Adds `listener` for `name`; the returned function removes exactly this registration, once. */
-  addHook(name: string, listener: Listener, prepend: boolean): () => void {
+  /** Adds `listener` for `name` for the scope's whole life: no remover is made (`listenFor`). */
+  keepHook(name: string, listener: Listener, prepend: boolean): void {
     const list = this.hooksFor(name)
     if (!list) this.hooks = withEvent(this.hooks, name, listener)
     else if (prepend) list.unshift(listener)
     else list.push(listener)
+  }
+
+  /** Adds `listener` for `name`; the returned function removes exactly this registration, once. */
+  addHook(name: string, listener: Listener, prepend: boolean): () => void {
+    this.keepHook(name, listener, prepend)
     // once only: the same listener may be registered twice, and each removal takes one
     let isRemoved = false
     return () => {
