@@ -274,8 +274,9 @@ describe('runSandboxed', () => {
 
     it('counts a binding call that never settles against the time limit, then aborts its signal', async () => {
       const { binding, calls } = heldBinding()
-      const outcome = await runSandboxed({ code: 'await tools.wait()', bindings: { wait: binding }, timeoutMs: 100 })
-      expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 100 ms' })
+      // as above: time for a cold interpreter to reach the call
+      const outcome = await runSandboxed({ code: 'await tools.wait()', bindings: { wait: binding }, timeoutMs: 1000 })
+      expect(outcome).to.deep.equal({ ok: false, error: 'run_code timed out after 1000 ms' })
       expect(calls[0]!.signal.aborted).to.equal(true)
     })
 
