@@ -104,10 +104,8 @@ export class SessionLog {
     const violation = jsonDataViolation(data)
     if (violation) throw new SubagentError('INVALID_SESSION', appendViolationMessage(type, violation))
     const event: AnySessionEvent = Object.freeze({ seq: this.#events.length, type, data: deepFreeze(data) })
-    this.#events.push(event)
-    this.observer?.(this, event)
     // the one place an event is typed by its `type`: the signature tied `data` to `type` already
-    return event as SessionEvent<T>
+    return this.#commit(event) as SessionEvent<T>
   }
 
   /**
@@ -116,14 +114,7 @@ export class SessionLog {
    * integers, frozen as built, without the JSON-data walk (every turn appends both).
    */
   appendTurnStart(turn: number): SessionEvent<'turn/start'> {
-    const event: SessionEvent<'turn/start'> = Object.freeze({
-      seq: this.#events.length,
-      type: 'turn/start',
-      data: Object.freeze({ turn, trigger: 'message' as const }),
-    })
-    this.#events.push(event)
-    this.observer?.(this, event)
-    return event
+    return this.#add('turn/start', { turn, trigger: 'message' as const })
   }
 
   /**
@@ -138,10 +129,7 @@ export class SessionLog {
     Object.freeze(content)
     const usage = (data as { usage?: Usage }).usage
     if (usage) Object.freeze(usage)
-    const event = Object.freeze({ seq: this.#events.length, type, data: Object.freeze(data) }) as AnySessionEvent as SessionEvent<T>
-    this.#events.push(event)
-    this.observer?.(this, event)
-    return event
+    return this.#add(type, data)
   }
 
   /**
@@ -153,26 +141,12 @@ export class SessionLog {
   appendToolResult(turn: number, step: number, callId: string, name: string, isError: boolean, content: ContentBlock[]): SessionEvent<'tool/result'> {
     for (let i = 0; i < content.length; i++) Object.freeze(content[i])
     Object.freeze(content)
-    const event: SessionEvent<'tool/result'> = Object.freeze({
-      seq: this.#events.length,
-      type: 'tool/result',
-      data: Object.freeze({ turn, step, callId, name, isError, content }),
-    })
-    this.#events.push(event)
-    this.observer?.(this, event)
-    return event
+    return this.#add('tool/result', { turn, step, callId, name, isError, content })
   }
 
   /** See `appendTurnStart`. */
   appendStepStart(turn: number, step: number): SessionEvent<'step/start'> {
-    const event: SessionEvent<'step/start'> = Object.freeze({
-      seq: this.#events.length,
-      type: 'step/start',
-      data: Object.freeze({ turn, step }),
-    })
-    this.#events.push(event)
-    this.observer?.(this, event)
-    return event
+    return this.#add('step/start', { turn, step })
   }
 
   /**
@@ -181,14 +155,7 @@ export class SessionLog {
    * may carry a listener's or a caller's values (a budget limit, a cancel cause) takes `append`.
    */
   appendTurnEnd(turn: number, reason: TurnEndReason): SessionEvent<'turn/end'> {
-    const event: SessionEvent<'turn/end'> = Object.freeze({
-      seq: this.#events.length,
-      type: 'turn/end',
-      data: Object.freeze({ turn, reason: Object.freeze(reason) }),
-    })
-    this.#events.push(event)
-    this.observer?.(this, event)
-    return event
+    return this.#add('turn/end', { turn, reason: Object.freeze(reason) })
   }
 
   /**
@@ -196,21 +163,23 @@ export class SessionLog {
    * walk: the loop's step numbers and a part's text, checked to be a non-empty string already.
    */
   appendDelta(turn: number, step: number, text: string): SessionEvent<'assistant/delta'> {
-    const event: SessionEvent<'assistant/delta'> = Object.freeze({
-      seq: this.#events.length,
-      type: 'assistant/delta',
-      data: Object.freeze({ turn, step, text }),
-    })
-    this.#events.push(event)
-    this.observer?.(this, event)
-    return event
+    return this.#add('assistant/delta', { turn, step, text })
   }
 
   /** Appends the compact event of `stream`'s next piece, or `undefined` when it cannot follow on. */
   appendStreamed(stream: StreamedStep): SessionEvent<'assistant/delta'> | undefined {
     const seq = this.#events.length
     if (!stream.continuesAt(seq)) return undefined
-    const event = stream.next(seq)
+    return this.#commit(stream.next(seq))
+  }
+
+  /** Appends the loop's own event of `type`: `data` is frozen as given (its parts already are). */
+  #add<T extends SessionEventType>(type: T, data: SessionEventData[T]): SessionEvent<T> {
+    return this.#commit(Object.freeze({ seq: this.#events.length, type, data: Object.freeze(data) }) as AnySessionEvent as SessionEvent<T>)
+  }
+
+  /** Appends a frozen event and tells the observer (once published). */
+  #commit<E extends AnySessionEvent>(event: E): E {
     this.#events.push(event)
     this.observer?.(this, event)
     return event
