@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
-import { lastOf, nextEvent, scene, typesOf } from '../support/scene.ts'
+import { lastOf, nextEvent, runTurn, scene, typesOf } from '../support/scene.ts'
 
 const echo = {
   name: 'echo',
@@ -9,10 +9,6 @@ const echo = {
   execute: (args: { text: string }) => `echo: ${args.text}`,
 }
 
-async function runTurn(agent: Agent, message = 'hello'): Promise<void> {
-  agent.followup(message)
-  await agent.whenIdle()
-}
 
 describe('agent loop: completed turns (SPEC §1.4)', () => {
   it('writes turn/start, user/message, step/start, delta, message, turn/end in that order', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { isCompactDelta, plainDeltasPerStep } from '../../lib/streamed-steps.ts'
 import type { Agent, ModelRequest, SessionEvent, StreamPart } from '../../lib/types.ts'
-import { lastOf, type Scene, scene } from '../support/scene.ts'
+import { lastOf, runTurn, type Scene, scene } from '../support/scene.ts'
 
 const long = plainDeltasPerStep + 40
 
@@ -23,10 +23,6 @@ function recordLive(s: Scene, agent: Agent): string[] {
   return heard
 }
 
-async function runTurn(agent: Agent, message = 'go'): Promise<void> {
-  agent.followup(message)
-  await agent.whenIdle()
-}
 
 /** A model route that streams `pieces`, then waits for the request's abort (or throws `fault`). */
 function streamThenStop(s: Scene, pieces: readonly string[], end: 'hang' | Error): () => void {

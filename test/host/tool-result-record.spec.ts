@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Agent, ToolExecution, ToolResult } from '../../lib/types.ts'
-import { lastOf, scene } from '../support/scene.ts'
+import { lastOf, runTurn, scene } from '../support/scene.ts'
 
 const echo = {
   name: 'echo',
@@ -9,10 +9,6 @@ const echo = {
   execute: (args: { text: string }) => `echo: ${args.text}`,
 }
 
-async function runTurn(agent: Agent): Promise<void> {
-  agent.followup('hello')
-  await agent.whenIdle()
-}
 
 describe('agent loop: the tool/result a post-execute listener hands back (SPEC §1.2, §1.5)', () => {
   it('records a body result a post-execute listener changed in place as checked copies, leaving out a NaN it added', async () => {

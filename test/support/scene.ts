@@ -205,6 +205,12 @@ if (typeof afterEach === 'function') {
   })
 }
 
+/** Sends `message` to `agent` and waits until its turn has ended. */
+export async function runTurn(agent: Agent, message = 'hello'): Promise<void> {
+  agent.followup(message)
+  await agent.whenIdle()
+}
+
 /** The event types of a session, in order. */
 export function typesOf(agent: Agent): string[] {
   return agent.session.events.map((event) => event.type)
