@@ -101,6 +101,14 @@ export function updateInPlace<C>(ctx: Context, apply: (config: C) => void): void
 }
 
 /**
+ * True while `fiber` unloads for good (disposed), false while it unloads to apply again (a config
+ * update's restart): cordis clears a disposed fiber's `uid` before its effects run.
+ */
+export function isDisposedForGood(fiber: Fiber): boolean {
+  return fiber.uid === null
+}
+
+/**
  * Like `ctx.on(name, callback)`, without the per-call reflection proxy cordis wraps every listener
  * in (≈ 2 µs a call against ≈ 0.05 µs for a plain call; `session/event` fires several times per
  * model request). The entry lives in the same listener table and is removed by an effect of

@@ -18,7 +18,7 @@ import { SystemPrompt } from './system-prompt/index.ts'
 import { Tools } from './tools/index.ts'
 
 export { Agents, Models, Sessions, SystemPrompt, Tools }
-export { listenDirect, updateInPlace } from './cordis-bridge.ts'
+export { isDisposedForGood, listenDirect, updateInPlace } from './cordis-bridge.ts'
 export { AgentSlot } from './scope.ts'
 export { listenFor } from './agent-tables.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'

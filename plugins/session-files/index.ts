@@ -9,7 +9,7 @@ import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import type { Agent, Session } from '../../lib/types.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import type { StoredSession } from '../host/index.ts'
+import { isDisposedForGood, type StoredSession } from '../host/index.ts'
 import { messages, SessionFileError } from './errors.ts'
 import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
 import { nodeFileSystem, type SessionFileSystem } from './file-system.ts'
@@ -174,7 +174,7 @@ export class SessionFiles extends Service {
     this.closed = true
     // a fiber disposed for good has no next instance: handing off would only keep the sessions
     // alive for as long as anything holds the fiber
-    if (this.fiber.uid !== null) {
+    if (!isDisposedForGood(this.fiber)) {
       const followed: Followed[] = []
       for (const { session } of this.writers.values()) if (session) followed.push({ session, written: session.events.length })
       handoffs.set(this.fiber, followed)

@@ -1,9 +1,10 @@
 import { expect } from 'chai'
-import { type Context, Service, symbols } from 'cordis'
+import { Context, Service, symbols } from 'cordis'
 import sinon from 'sinon'
 import {
   CordisAssumptionError,
   checkCordisAssumptions,
+  isDisposedForGood,
   listenerTable,
   rawService,
   skipShadow,
@@ -29,6 +30,21 @@ class CallerProbe extends Service {
 }
 
 describe('cordis bridge: the cordis internals the host relies on (4.0.0-rc.10)', () => {
+  it("tells a fiber disposed for good from one unloading for a config update's restart", async () => {
+    const root = new Context()
+    const seen: boolean[] = []
+    const plugin = (ctx: Context, _config: { round: number }) => {
+      ctx.effect(() => () => {
+        seen.push(isDisposedForGood(ctx.fiber))
+      })
+    }
+    const fiber = root.plugin(plugin, { round: 1 })
+    await fiber
+    await fiber.update({ round: 2 })
+    await fiber.dispose()
+    expect(seen).to.deep.equal([false, true])
+  })
+
   afterEach(() => sinon.restore())
 
   it('passes its load-time check on the installed cordis', () => {
