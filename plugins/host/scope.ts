@@ -317,7 +317,7 @@ export function routeScopedListener(ctx: Context, name: string, listener: Listen
   const scope = scopeOf(ctx)
   if (!scope || !scopedEvents.has(name)) return undefined
   assertListener(name, listener)
-  // through the agent's own context (a structured child's three listeners): the table's own
+  // through the agent's own context (a plugin equipping its child, e.g. in `subagent/setup`): the table's own
   // once-only removal, without the closures an effect needs
   if (ownScope(ctx)) return scope.addHook(name, listener, prepend)
   return installScoped(ctx, () => `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))
