@@ -253,19 +253,10 @@ function fallAsyncStep<R>(listeners: Listener[], index: number, name: string, ar
     const inner = index + 1
     // the core is no listener (it only hands back the value the waterfall started from), so it
     // may run now: one promise for its answer instead of a hop and a reaction
-    if (inner === listeners.length) return fallAsyncCore(core)
+    if (inner === listeners.length) return fallAsync(listeners, inner, name, args, core)
     // a plain value from the inner step resolves this promise without one more adoption
     return Promise.resolve(inner).then((at) => fallAsyncStep(listeners, at, name, args, core))
   })
-}
-
-/** The core's answer as a promise; a throw becomes its rejection. */
-function fallAsyncCore<R>(core: () => R | Promise<R>): Promise<R> {
-  try {
-    return Promise.resolve(core())
-  } catch (error) {
-    return Promise.reject(error)
-  }
 }
 
 async function serialAfter(pending: PromiseLike<unknown>, listeners: Listener[], index: number, args: unknown[]): Promise<void> {

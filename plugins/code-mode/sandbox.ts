@@ -5,7 +5,7 @@
  * worker; binding calls cross the thread boundary as messages carrying JSON text.
  */
 import type { Worker } from 'node:worker_threads'
-import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,
@@ -71,7 +71,7 @@ let runCounter = 0
 export async function runSandboxed(options: SandboxOptions): Promise<SandboxOutcome> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES
-  if (!(timeoutMs > 0) || timeoutMs > MAX_TIMER_DELAY_MS) {
+  if (!isTimerDelay(timeoutMs)) {
     throw new RangeError(`run_code timeoutMs must be a positive number of at most ${MAX_TIMER_DELAY_MS}`)
   }
   if (!Number.isSafeInteger(memoryBytes) || memoryBytes < MIN_MEMORY_BYTES || memoryBytes > MAX_MEMORY_BYTES) {

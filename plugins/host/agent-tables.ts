@@ -7,7 +7,7 @@
 import type { Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
 import type { Agent } from '../../lib/types.ts'
-import { type AgentScope, scopedEvents, scopeOf } from './scope.ts'
+import { type AgentScope, assertListener, scopedEvents, scopeOf } from './scope.ts'
 
 /**
  * The tables of `agent`, open for registrations. Throws a `TypeError` for an agent this host did
@@ -28,6 +28,6 @@ export function openScopeOf(agent: Agent): AgentScope {
  */
 export function listenFor(agent: Agent, name: string, listener: Listener): void {
   if (!scopedEvents.has(name)) throw new TypeError(`"${name}" is not an event about one agent`)
-  if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
+  assertListener(name, listener)
   openScopeOf(agent).keepHook(name, listener, false)
 }

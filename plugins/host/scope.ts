@@ -303,6 +303,11 @@ export function installScoped(
   return ctx.effect(() => install(scopeOf(ctx)), typeof label === 'string' ? label : label()) as () => void
 }
 
+/** Throws a `TypeError` naming the event `name` when `listener` is not a function. */
+export function assertListener(name: string, listener: unknown): asserts listener is Listener {
+  if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
+}
+
 /**
  * Puts a listener for an event about one agent (`scopedEvents`) registered through an agent's
  * context, or one derived from it, into that agent's own table; `undefined` (cordis registers it)
@@ -311,8 +316,8 @@ export function installScoped(
 export function routeScopedListener(ctx: Context, name: string, listener: Listener, prepend: boolean): (() => void) | undefined {
   const scope = scopeOf(ctx)
   if (!scope || !scopedEvents.has(name)) return undefined
-  if (typeof listener !== 'function') throw new TypeError(`listener for "${name}" must be a function`)
-  // through the agent's own context (a structured child's three listeners): the table's own
+  assertListener(name, listener)
+  // through the agent's own context (a plugin equipping its child, e.g. in `subagent/setup`): the table's own
   // once-only removal, without the closures an effect needs
   if (ownScope(ctx)) return scope.addHook(name, listener, prepend)
   return installScoped(ctx, () => `ctx.on(${JSON.stringify(name)})`, () => scope.addHook(name, listener, prepend))

@@ -7,7 +7,7 @@ import OpenAI, { type ClientOptions } from 'openai'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
 import { urlSecrets } from '../../lib/redact.ts'
-import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import { type AdapterLogger, redactingLogger } from './client-logger.ts'
 import { toModelRequestError } from './client-errors.ts'
 import { abortError, ContentFilterError, missingModelError, noChunksError, timeoutError } from './errors.ts'
@@ -50,7 +50,7 @@ interface PendingToolCall {
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs
   // a longer timer would fire after 1 ms: every request would time out at once
-  if (!(timeoutMs > 0) || timeoutMs > MAX_TIMER_DELAY_MS) {
+  if (!isTimerDelay(timeoutMs)) {
     throw new RangeError(`openai adapter timeoutMs must be a positive number of at most ${MAX_TIMER_DELAY_MS}`)
   }
   // the key, and credentials in the URL (which fetch refuses, naming the whole URL)

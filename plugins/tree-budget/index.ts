@@ -52,7 +52,9 @@ export class TreeBudget {
     updateInPlace<TreeBudget.Config>(ctx, (next) => this.#update(next))
 
     listenDirect(ctx, 'subagent/prepare', (plan) => {
-      if (plan.request.budget !== undefined) plan.claim('budget', () => assertReservation(plan.request.budget))
+      // served, not checked again: the driver checked its shape at entry step 0, and admission
+      // (`reservationOf`) checks it once more when it is reserved
+      if (plan.request.budget !== undefined) plan.claim('budget')
     })
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
     listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))

@@ -69,6 +69,18 @@ describe('registrations for one agent, without its context (registerFor, guardFo
     expect(() => listenFor(agent, 'tools/result', 'nope' as never)).to.throw(TypeError, 'listener for "tools/result" must be a function')
   })
 
+  it('rejects a guardFor guard that is not a function and adds nothing', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    expect(() => s.root.tools.guardFor(agent, 'nope' as never)).to.throw(TypeError, 'tool guard must be a function')
+    expect(s.root.tools.guardsOf(agent)).to.deep.equal([])
+  })
+
+  it('rejects a ctx.tools.guard guard that is not a function with the same message', async () => {
+    const s = await scene()
+    expect(() => s.root.tools.guard('nope' as never)).to.throw(TypeError, 'tool guard must be a function')
+  })
+
   it('rejects every registration for a disposed agent with AGENT_DISPOSED', async () => {
     const s = await scene()
     const handle = await s.create()

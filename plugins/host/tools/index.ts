@@ -94,6 +94,11 @@ function assertFilter(filter: unknown): asserts filter is { allow?: readonly str
   }
 }
 
+/** Throws a `TypeError` when `fn` is not a function. */
+function assertGuard(fn: unknown): asserts fn is ToolGuard {
+  if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
+}
+
 /** Appends `fn` to the scope's guards; returns that list. */
 function addGuard(scope: AgentScope, fn: ToolGuard): ToolGuard[] {
   const existing = scope.guards
@@ -275,7 +280,7 @@ export class Tools extends HostService {
 
   /** Adds a guard: a returned string denies the call with that reason. Runs after pre-execute. */
   guard(fn: ToolGuard): () => void {
-    if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
+    assertGuard(fn)
     return installScoped(this.ctx, 'ctx.tools.guard()', (scope) => {
       const list = scope ? addGuard(scope, fn) : this.globalGuards
       if (!scope) list.push(fn)
@@ -292,7 +297,7 @@ export class Tools extends HostService {
    * host did not make and `AgentDisposedError` for a disposed one.
    */
   guardFor(agent: Agent, fn: ToolGuard): void {
-    if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
+    assertGuard(fn)
     addGuard(openScopeOf(agent), fn)
   }
 

@@ -130,6 +130,8 @@ class TurnCallExecution implements ToolExecution {
     enumerable: true,
   }
 
+  /** Always `undefined`: the loop's calls are top level (a nested call goes through `execute`). */
+  declare readonly parent: undefined
   declare readonly signal: AbortSignal
   readonly #source: SignalSource
 
@@ -138,10 +140,10 @@ class TurnCallExecution implements ToolExecution {
     readonly callId: string,
     readonly name: string,
     readonly args: unknown,
-    readonly agent: Agent | undefined,
-    readonly parent: symbol | undefined,
+    readonly agent: Agent,
     source: SignalSource,
   ) {
+    this.parent = undefined
     this.#source = source
     Object.defineProperty(this, 'signal', TurnCallExecution.#signal)
   }
@@ -181,7 +183,7 @@ export function runTurnCall(call: ToolCallBlock, agent: Agent, source: SignalSou
   try {
     const parsed = parseArguments(call.arguments)
     const args = parsed instanceof UnreadableArguments ? call.arguments : parsed
-    const exec: ToolExecution = Object.freeze(new TurnCallExecution(Symbol(call.name), call.id, call.name, args, agent, undefined, source))
+    const exec: ToolExecution = Object.freeze(new TurnCallExecution(Symbol(call.name), call.id, call.name, args, agent, source))
     return runExecution(exec, parsed, pipeline)
   } catch (error) {
     return Promise.reject(error)
