@@ -53,6 +53,34 @@ describe('agent loop: the tool/result a post-execute listener hands back (SPEC �
   })
 })
 
+describe('agent loop: the tool/result a tools/result observer is handed (SPEC §1.5 observe-only)', () => {
+  it('hands observers the final result frozen, so the session records it as the checks left it', async () => {
+    const s = await scene()
+    s.root.tools.register(echo)
+    const attempts: string[] = []
+    s.on('tools/result', (_exec: ToolExecution, result: ToolResult) => {
+      try {
+        result.content.push({ type: 'text', text: 'added', score: Number.NaN } as never)
+        attempts.push('changed')
+      } catch (error) {
+        attempts.push((error as Error).name)
+      }
+    })
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] }, { text: 'done' })
+    await runTurn(agent)
+    expect(attempts).to.deep.equal(['TypeError'])
+    expect(lastOf(agent, 'tool/result')).to.deep.equal({
+      turn: 1,
+      step: 1,
+      callId: 'c1',
+      name: 'echo',
+      isError: false,
+      content: [{ type: 'text', text: 'echo: a' }],
+    })
+  })
+})
+
 describe('agent loop: the tool/result of a body whose result reads differently each time (SPEC §1.2)', () => {
   it("records an error result naming isError when the isError getter of a body's result answers a boolean to the check and a function afterwards", async () => {
     const s = await scene()

@@ -47,7 +47,7 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     await run.dispose()
   })
 
-  it('reports each capture’s success as a result of its own that a tools/result listener may still change', async () => {
+  it('reports each capture’s success as a result of its own, frozen as tools/result observers get every result', async () => {
     const fixture = await createFixture()
     const seen: { result: ToolResult; frozen: boolean[] }[] = []
     const off = fixture.host.root.on('tools/result', (exec: ToolExecution, result: ToolResult) => {
@@ -61,8 +61,8 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     }
     off()
     expect(seen.map((entry) => entry.frozen)).to.deep.equal([
-      [false, false],
-      [false, false],
+      [true, true],
+      [true, true],
     ])
     expect(seen[0]!.result).to.not.equal(seen[1]!.result)
     expect(seen[0]!.result.content).to.not.equal(seen[1]!.result.content)

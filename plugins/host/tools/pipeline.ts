@@ -63,6 +63,18 @@ function checkedResult(result: ToolResult): ToolResult {
   return checked
 }
 
+/**
+ * The final result frozen with its content, as `tools/result` observers are handed it and the
+ * loop records it without another JSON-data walk: the hook is observe-only (SPEC §1.5), so no
+ * listener can change what the session records after the checks (its `value` is frozen already).
+ */
+function sealed(result: ToolResult): ToolResult {
+  const { content } = result
+  for (let i = 0; i < content.length; i++) Object.freeze(content[i])
+  Object.freeze(content)
+  return Object.freeze(result)
+}
+
 /** Normalizes what a body returned into a `ToolResult`. */
 function toResult(value: unknown): ToolResult {
   if (isToolResult(value)) return checkedResult(value)
@@ -201,7 +213,7 @@ function runExecution(exec: ToolExecution, parsed: unknown, pipeline: PipelineCo
   const result =
     guardDenial(exec, pipeline.guards) ??
     (tool && unreadable ? errorResult(unreadable.message, 'INVALID_ARGS') : errorResult(`unknown tool "${exec.name}"`, 'UNKNOWN_TOOL'))
-  pipeline.dispatcher.emit(pipeline.scope, 'tools/result', exec, result)
+  pipeline.dispatcher.emit(pipeline.scope, 'tools/result', exec, sealed(result))
   return Promise.resolve(result)
 }
 
@@ -241,7 +253,7 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
       }
     }
   }
-  dispatcher.emit(scope, 'tools/result', exec, result)
+  dispatcher.emit(scope, 'tools/result', exec, sealed(result))
   return result
 }
 
