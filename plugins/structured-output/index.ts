@@ -145,8 +145,8 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     if (schema === undefined) return
     // the definition this start's entry check chose, even if the caller changed its object since
     // and a later start was checked against the change (a start can wait in TreeBudget's queue);
-    // a start checked by an instance unloaded since falls back to the object's latest entry
-    const definition = checked.get(plan) ?? schemas.entryChecked(requestedJsonSchema(schema) as JsonSchema).value
+    // a start checked by an instance unloaded since is checked again here, as its object is now
+    const definition = checked.get(plan) ?? schemas.entry(requestedJsonSchema(schema) as JsonSchema).value
     checked.delete(plan)
     states.set(child, new CaptureState())
     installCapture(child, definition, shared)

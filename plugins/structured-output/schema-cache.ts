@@ -81,15 +81,6 @@ export class SchemaCache<T> {
     return interned.entry
   }
 
-  /**
-   * The entry `entry` last answered for this very object, without comparing it again: for a later
-   * step of a start whose schema `entry` already checked, which must not fail on a change made
-   * since. Falls back to `entry` for an object not held (e.g. after `clear`).
-   */
-  entryChecked(schema: JsonSchema): SchemaEntry<T> {
-    return this.#byObject.get(schema)?.entry ?? this.entry(schema)
-  }
-
   /** Forgets every schema (the plugin unloads); entries already handed out stay valid. */
   clear(): void {
     this.#byText = new Map()
