@@ -24,8 +24,8 @@ export class TurnState {
   #aborted = false
   #reason: unknown
   #controller?: AbortController
-  /** Rejects the race `race()` has pending, if any. */
-  #rejectRace?: (reason: unknown) => void
+  /** The last `read()`, ended with the cancellation reason by `cancel`. */
+  #read?: RacedRead
 
   constructor(turn: number) {
     this.turn = turn
@@ -52,8 +52,8 @@ export class TurnState {
   }
 
   /**
-   * Cancels the turn once: records `cause`, aborts the signal (if anyone made it) and rejects the
-   * pending `race`. Later calls do nothing.
+   * Cancels the turn once: records `cause`, aborts the signal (if anyone made it) and ends the
+   * pending `read` with the reason. Later calls do nothing.
    */
   cancel(cause: CancelCause): void {
     if (this.#aborted) return
@@ -62,27 +62,112 @@ export class TurnState {
     const reason = new TurnCancelledError(cause)
     this.#reason = reason
     this.#controller?.abort(reason)
-    const reject = this.#rejectRace
-    this.#rejectRace = undefined
-    reject?.(reason)
+    this.#read?.interrupt(reason)
   }
 
   /**
-   * `promise`, or the cancellation reason as soon as the turn is cancelled: a model adapter that
-   * ignores its signal cannot hold a cancelled turn (or a disposal) open. One race at a time: the
-   * loop awaits each before starting the next.
+   * Reads `iterator` to its end, handing each result `next()` settles with to `reader.take` as it
+   * arrives, one `next()` pending at a time. Resolves once `take` returns true; rejects with a throw
+   * of `next()` or of `take`, with a rejection of `next()`'s promise, or with the cancellation
+   * reason as soon as the turn is cancelled: a model adapter that ignores its signal cannot hold a
+   * cancelled turn (or a disposal) open, and a result that arrives after the cancellation is not
+   * handed on. One read at a time: the loop awaits each before starting the next.
    */
-  race<T>(value: T | PromiseLike<T>): Promise<T> {
-    // whatever an adapter's iterator hands back (a promise, a thenable, a bare value) is settled
-    // as `Promise.race` would; a native promise is taken as it is, without a wrapper
-    const promise = Promise.resolve(value)
-    if (this.#aborted) {
-      promise.catch(() => {})
-      return Promise.reject(this.#reason)
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.#rejectRace = reject
-      promise.then(resolve, reject)
+  read(iterator: AsyncIterator<unknown>, reader: ResultReader): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const read = new RacedRead(this, iterator, reader, resolve, reject)
+      this.#read = read
+      read.pull()
     })
+  }
+}
+
+/** What `TurnState.read` hands an iterator's results to. */
+export interface ResultReader {
+  /**
+   * Takes one result of the iterator's `next()`, whatever value it settled with (a well-behaved
+   * iterator's is an `IteratorResult`); returns true once the read is over. A throw ends the read
+   * with that error.
+   */
+  take(result: unknown): boolean
+}
+
+function ignore(): void {}
+
+/**
+ * One `TurnState.read`. Each result is taken in the reaction to its own `next()` promise, so a
+ * long stream costs one reaction per result and nothing that outlives it: no promise made per
+ * result to race it, nothing added to a promise that lives as long as the turn.
+ */
+class RacedRead {
+  // dropped once the read is over: a finished read the turn still points at holds nothing
+  private declare iterator: AsyncIterator<unknown> | undefined
+  private declare reader: ResultReader | undefined
+  private declare readonly state: TurnState
+  private declare readonly resolve: () => void
+  private declare readonly reject: (reason: unknown) => void
+  private declare readonly onResult: (result: unknown) => void
+  private declare readonly onError: (error: unknown) => void
+
+  constructor(state: TurnState, iterator: AsyncIterator<unknown>, reader: ResultReader, resolve: () => void, reject: (reason: unknown) => void) {
+    this.iterator = iterator
+    this.reader = reader
+    this.state = state
+    this.resolve = resolve
+    this.reject = reject
+    this.onResult = (result) => this.take(result)
+    this.onError = (error) => this.interrupt(error)
+  }
+
+  /** Asks for the next result, unless the read is over. */
+  pull(): void {
+    const iterator = this.iterator
+    if (!iterator) return
+    let pending: Promise<unknown>
+    try {
+      // whatever `next()` hands back (a promise, a thenable, a bare value) is settled as
+      // `Promise.race` would; a native promise is taken as it is, without a wrapper
+      pending = Promise.resolve(iterator.next())
+    } catch (error) {
+      this.interrupt(error)
+      return
+    }
+    const { state } = this
+    if (state.aborted) {
+      pending.catch(ignore)
+      this.interrupt(state.reason)
+      return
+    }
+    pending.then(this.onResult, this.onError)
+  }
+
+  /** Ends the read with `reason`, unless it is over already. */
+  interrupt(reason: unknown): void {
+    if (!this.reader) return
+    this.iterator = undefined
+    this.reader = undefined
+    this.reject(reason)
+  }
+
+  private take(result: unknown): void {
+    const reader = this.reader
+    // ended meanwhile (a cancellation): the result is not part of the read
+    if (!reader) return
+    let done: boolean
+    try {
+      done = reader.take(result)
+    } catch (error) {
+      this.interrupt(error)
+      return
+    }
+    if (!done) {
+      this.pull()
+      return
+    }
+    // ended while the reader took the last result (a cancellation): rejected already
+    if (!this.reader) return
+    this.iterator = undefined
+    this.reader = undefined
+    this.resolve()
   }
 }
