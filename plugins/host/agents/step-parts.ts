@@ -7,6 +7,7 @@
  */
 import { SubagentError } from '../../../lib/errors.ts'
 import { plainDeltasPerStep, StreamedStep } from '../../../lib/streamed-steps.ts'
+import { TextPieces } from '../../../lib/text-pieces.ts'
 import type { ToolCallBlock, Usage } from '../../../lib/types.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { ResultReader } from './turn-state.ts'
@@ -58,9 +59,10 @@ export class StepParts implements ResultReader {
   private declare readonly step: number
   // the first delta's text as it is; from the second on, every piece, joined once at the end:
   // `+=` over a long stream would leave the message's text a chain of that many string pieces
-  // (32 B each), held as long as the session is.
+  // (32 B each), held as long as the session is. In chunks: one list of a long stream's pieces
+  // would be a large object (`lib/text-pieces.ts`)
   private declare text: string
-  private declare pieces: string[] | undefined
+  private declare pieces: TextPieces | undefined
   // the step's compact deltas, past its first `plainDeltasPerStep`; `null` once an event of
   // someone else's came between two deltas (the rest of the step stays plain)
   private declare stream: StreamedStep | null | undefined
@@ -117,7 +119,7 @@ export class StepParts implements ResultReader {
 
   /** The step's text so far, the pieces joined. */
   streamed(): string {
-    return this.pieces ? this.pieces.join('') : this.text
+    return this.pieces ? this.pieces.join() : this.text
   }
 
   /** The step's message holds `text` (`streamed()`): the compact deltas read it from now on. */
@@ -128,7 +130,7 @@ export class StepParts implements ResultReader {
   private addText(delta: string): void {
     const { session, pieces } = this
     if (pieces) pieces.push(delta)
-    else if (this.text) this.pieces = [this.text, delta]
+    else if (this.text) this.pieces = new TextPieces(this.text, delta)
     else this.text = delta
     const list = this.pieces
     if (list && list.length > plainDeltasPerStep && this.stream !== null) {
