@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { type ResultReader, TurnCancelledError, TurnState } from '../../plugins/host/agents/turn-state.ts'
+import { heapAfterGc } from '../support/heap.ts'
 
 describe('TurnState', () => {
   it('hands a reader an already-aborted signal when the turn was cancelled before anyone read it', () => {
@@ -107,6 +108,34 @@ describe('TurnState', () => {
       .catch((reason: unknown) => reason)
     const rejected = await state.read(iteratorOf(() => Promise.reject(new Error('async'))), collect([])).catch((reason: unknown) => reason)
     expect([(thrown as Error).message, (rejected as Error).message]).to.deep.equal(['sync', 'async'])
+  })
+
+  it('holds nothing of its turn once over, while something still holds the reactions it attached', async () => {
+    // what V8 may leave referenced from old-space garbage until a full collection: a finished
+    // read that still held its turn would keep the turn's whole graph alive through scavenges
+    const handlers: unknown[] = []
+    const turn = await (async () => {
+      const state = new TurnState(1)
+      let calls = 0
+      const iterator = iteratorOf(() => {
+        const result = calls++ ? { value: undefined, done: true } : { value: 1, done: false }
+        const pending = Promise.resolve(result as IteratorResult<number>)
+        Object.defineProperty(pending, 'then', {
+          value(this: Promise<unknown>, onFulfilled: unknown, onRejected: unknown) {
+            handlers.push(onFulfilled, onRejected)
+            return Promise.prototype.then.call(this, onFulfilled as () => void, onRejected as () => void)
+          },
+        })
+        return pending
+      })
+      await state.read(iterator, collect([]))
+      return new WeakRef(state)
+    })()
+    // a WeakRef holds its target until the job that made it is over
+    await new Promise(setImmediate)
+    await heapAfterGc()
+    expect(handlers).to.have.length(4)
+    expect(turn.deref()).to.equal(undefined)
   })
 })
 
