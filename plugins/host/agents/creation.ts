@@ -18,6 +18,19 @@ import type { LoopServices } from './loop.ts'
 import type { PluginOwnership } from './plugin-ownership.ts'
 import { AgentRecord } from './registry.ts'
 
+/**
+ * The caller's handle of a published agent, made as `create` resolves. The host keeps none: its
+ * own disposals call `record.dispose()`, so a settled agent whose caller kept only what it needs
+ * (a run keeps the agent and `dispose`) holds no handle object.
+ */
+function handleOf(record: AgentRecord): AgentHandle {
+  // a method bound to its record with no bound arguments: smaller than a closure and its
+  // context, and than a bound function that carries an arguments list. Not a bound top-level
+  // function: tsx renames those (keepNames), and a bound copy of a renamed function is a
+  // dictionary-mode object (≈ 0.25 KB); nor a named arrow (plugins/host/README.md, "What a turn … cost")
+  return Object.freeze({ agent: record.agent, dispose: record.dispose.bind(record) })
+}
+
 /** A session as a store hands it back for `resume`. */
 export interface StoredSession {
   header: SessionHeader
@@ -119,7 +132,7 @@ export class AgentCreation {
         throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
       }
       const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
-      record = this.#makeRecord(agent)
+      record = new AgentRecord(agent, this.#services)
     } catch (error) {
       return Promise.reject(error)
     }
@@ -141,7 +154,7 @@ export class AgentCreation {
     } catch (error) {
       return rejectAfterRollBack(record, error)
     }
-    return Promise.resolve(record.handle)
+    return Promise.resolve(handleOf(record))
   }
 
   /** Awaits the promise a setup returned (raced against `signal`), then publishes; rolls back on any failure. */
@@ -159,7 +172,7 @@ export class AgentCreation {
       await rollBack(record)
       throw error
     }
-    return record.handle
+    return handleOf(record)
   }
 
   /** Awaits a setup's promise raced against `signal`; on a failure or an abort, rolls back and rethrows. */
@@ -180,16 +193,6 @@ export class AgentCreation {
   /** The default `maxSteps` of every turn that starts from now on (a host config update, in place). */
   set defaultMaxSteps(maxSteps: number) {
     this.#runtime.defaultMaxSteps = maxSteps
-  }
-
-  #makeRecord(agent: HostAgent): AgentRecord {
-    const record = new AgentRecord(agent, this.#services)
-    // a method bound to its record with no bound arguments: smaller than a closure and its
-    // context, and than a bound function that carries an arguments list. Not a bound top-level
-    // function: tsx renames those (keepNames), and a bound copy of a renamed function is a
-    // dictionary-mode object (≈ 0.25 KB); nor a named arrow (plugins/host/README.md, "What a turn … cost")
-    record.handle = Object.freeze({ agent, dispose: record.dispose.bind(record) })
-    return record
   }
 
   /**

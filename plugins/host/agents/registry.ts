@@ -1,7 +1,6 @@
 /**
  * The live agents by id, each with its handle and its place in the ownership tree.
  */
-import type { AgentHandle } from '../../../lib/types.ts'
 import type { HostAgent } from './agent.ts'
 import { type DisposalServices, disposeAgent } from './disposal.ts'
 
@@ -13,8 +12,6 @@ import { type DisposalServices, disposeAgent } from './disposal.ts'
  */
 export class AgentRecord {
   declare readonly agent: HostAgent
-  /** Set right after construction: the handle's `dispose` needs the record. */
-  declare handle: AgentHandle
   /** Agents this one owns; made on first use. */
   declare children?: Set<AgentRecord>
   declare owner?: AgentRecord
@@ -27,14 +24,16 @@ export class AgentRecord {
   constructor(agent: HostAgent, services: DisposalServices) {
     this.agent = agent
     this.services = services
-    this.handle = undefined as never
     this.children = undefined
     this.owner = undefined
     this.release = undefined
     this.disposal = undefined
   }
 
-  /** `handle.dispose` (bound to the record): the first call starts the disposal, every call returns it. */
+  /**
+   * Disposes the agent (`handle.dispose` is this method bound to the record): the first call starts
+   * the disposal, every call returns it.
+   */
   dispose(): Promise<void> {
     // `disposeAgent` itself, not a host closure that forwards to it: one call less per disposal
     return (this.disposal ??= disposeAgent(this, this.services))
