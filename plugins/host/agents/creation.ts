@@ -9,14 +9,14 @@ import { SubagentError } from '../../../lib/errors.ts'
 import { isThenable } from '../../../lib/thenable.ts'
 import { flatUuid } from '../../../lib/uuid.ts'
 import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { scopeOf } from '../scope.ts'
+import { kScope, scopeOf } from '../scope.ts'
 import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
 import { type CreateOptions, freezeOptions } from './create-options.ts'
 import { type DisposalServices, rollBack } from './disposal.ts'
 import type { LoopServices } from './loop.ts'
 import type { PluginOwnership } from './plugin-ownership.ts'
-import { AgentRecord } from './registry.ts'
+import type { AgentRecord } from './registry.ts'
 
 /**
  * The caller's handle of a published agent, made as `create` resolves. The host keeps none: its
@@ -93,7 +93,7 @@ export class AgentCreation {
   constructor(services: CreationServices) {
     this.#services = services
     const { contextServices } = services
-    this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices) }
+    this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices), disposal: services }
   }
 
   /**
@@ -132,7 +132,7 @@ export class AgentCreation {
         throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
       }
       const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
-      record = new AgentRecord(agent, this.#services)
+      record = agent[kScope]
     } catch (error) {
       return Promise.reject(error)
     }
@@ -216,9 +216,9 @@ export class AgentCreation {
         throw new SubagentError('CREATION_ABORTED', `the context creating agent "${agent.id}" was disposed before it was published`, { cause: error })
       }
     }
-    const scope = scopeOf(agent)
-    sessions.publish(agent.session, scope)
-    registry.add(record, owner)
-    dispatcher.emit(scope, 'agent/created', agent)
+    // the record is the agent's scope
+    sessions.publish(agent.session, record)
+    registry.add(record)
+    dispatcher.emit(record, 'agent/created', agent)
   }
 }
