@@ -11,7 +11,9 @@
  * `--variant=inspector` loads `Inspector` serving a 1,000-agent tree to one connected event-stream
  * client, and its latency phase times the same tree without it in the same process).
  * The siblings phase also reports its window's main-thread page faults and V8's young-generation
- * size, which tell its two modes apart on Node 22 (README Known limits).
+ * size, which tell its two modes apart on Node 22 (README Known limits); the siblings-control phase
+ * runs the same procedure without siblings, which splits the siblings figure into what the live
+ * siblings cost and what its window's early place in the process costs (`siblingsControl`).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -25,8 +27,8 @@ import type { Agent, SubagentRun, SubagentStartRequest } from '../lib/types.ts'
 import { fullGc, heapAfterGc } from './heap.ts'
 import { mainThreadFaults } from './main-thread.ts'
 
-type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings' | 'budget-overhead' | 'queue'
-const basePhases: Phase[] = ['latency', 'throughput', 'hold', 'leak', 'siblings']
+type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings' | 'siblings-control' | 'budget-overhead' | 'queue'
+const basePhases: Phase[] = ['latency', 'throughput', 'hold', 'leak', 'siblings', 'siblings-control']
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
@@ -304,13 +306,27 @@ async function runPhase(phase: Phase): Promise<Record<string, number | null>> {
     if (remaining !== 0) throw new Error(`${remaining} children remain`)
     return { heap_growth_bytes_after_10k_cycles: h1 - h0 }
   }
+  if (phase === 'siblings-control') return siblingsControl(bench)
   // siblings
-  const siblings: SubagentRun[] = []
-  for (let i = 0; i < 1000; i++) {
-    const run = await bench.runner.spawn(bench.request(bench.parent))
-    bench.check(await run.result)
-    siblings.push(run)
+  const siblings = await keepChildren(bench, 1000)
+  const window = await siblingsWindow(bench)
+  const sameProcess = await siblingsRatio(bench)
+  await Promise.all(siblings.map((run) => run.dispose()))
+  return {
+    cycle_p50_us_with_1000_live_siblings: window.p50,
+    // why this figure moves between runs (README Known limits): the first touch of young-generation
+    // pages V8 has just grown costs a page fault each, about 18 µs in the CI's VM
+    siblings_window_page_faults: window.faults,
+    siblings_window_young_generation_bytes: window.youngGeneration,
+    ...sameProcess,
   }
+}
+
+/**
+ * BENCH.md's siblings window: 500 warm-up cycles, a full GC, 3,000 timed cycles; their p50, and
+ * the main thread's page faults and V8's young-generation size that tell its two modes apart.
+ */
+async function siblingsWindow(bench: Bench): Promise<{ p50: number; faults: number | null; youngGeneration: number | null }> {
   for (let i = 0; i < scale(500); i++) await bench.cycle()
   await fullGc()
   const youngGeneration = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? null
@@ -318,15 +334,23 @@ async function runPhase(phase: Phase): Promise<Record<string, number | null>> {
   const samples: number[] = []
   for (let i = 0; i < scale(3000); i++) samples.push(await bench.cycle())
   const faultsAfter = mainThreadFaults()
-  const sameProcess = await siblingsRatio(bench)
-  await Promise.all(siblings.map((run) => run.dispose()))
+  return { p50: median(samples), faults: faultsBefore === null || faultsAfter === null ? null : faultsAfter - faultsBefore, youngGeneration }
+}
+
+/**
+ * The siblings procedure with no sibling: 1,000 cycles (each child disposed as soon as its result
+ * is in) where the siblings phase starts and keeps 1,000, then the same warm-up and window. The
+ * window then runs the same calls at the same place in the process's life as the siblings window:
+ * the cycle's functions get TurboFan code after ≈ 3,000 calls, inside this window, where the
+ * latency phase's 10,000 cycles run mostly after it. So the siblings figure over this one is what
+ * the live siblings cost, and this one over the latency p50 what the window's place costs.
+ */
+async function siblingsControl(bench: Bench): Promise<Record<string, number | null>> {
+  for (let i = 0; i < 1000; i++) await bench.cycle()
+  const window = await siblingsWindow(bench)
   return {
-    cycle_p50_us_with_1000_live_siblings: median(samples),
-    // why this figure moves between runs (README Known limits): the first touch of young-generation
-    // pages V8 has just grown costs a page fault each, about 18 µs in the CI's VM
-    siblings_window_page_faults: faultsBefore === null || faultsAfter === null ? null : faultsAfter - faultsBefore,
-    siblings_window_young_generation_bytes: youngGeneration,
-    ...sameProcess,
+    cycle_p50_us_siblings_procedure_without_siblings: window.p50,
+    siblings_control_window_young_generation_bytes: window.youngGeneration,
   }
 }
 
@@ -493,6 +517,15 @@ async function main(): Promise<void> {
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
     )
     Object.assign(summary, JSON.parse(out.trim().split('\n').pop()!))
+  }
+  // the siblings figure split in two (siblingsControl): what the live siblings cost, and what the
+  // window's place in the process's life costs
+  const control = summary.cycle_p50_us_siblings_procedure_without_siblings
+  if (typeof control === 'number' && typeof summary.cycle_p50_us_with_1000_live_siblings === 'number') {
+    summary.siblings_over_control_p50_ratio = summary.cycle_p50_us_with_1000_live_siblings / control
+  }
+  if (typeof control === 'number' && typeof summary.cycle_p50_us === 'number') {
+    summary.control_over_latency_p50_ratio = control / summary.cycle_p50_us
   }
   const cordisVersion = JSON.parse(readFileSync(new URL('../node_modules/cordis/package.json', import.meta.url), 'utf8')).version
   const rounded = Object.fromEntries(

@@ -4,14 +4,27 @@
  * compile); any other one by one shared ajv instance. Each schema object is compiled once and its
  * validator cached for the schema's lifetime, so schemas must not be mutated after their first use.
  */
-import Ajv, { type ErrorObject } from 'ajv'
+import { createRequire } from 'node:module'
+import type { default as Ajv, ErrorObject } from 'ajv'
 import { thrownMessage } from './errors.ts'
 import { schemaViolations } from './schema-subset.ts'
 import { appendSegment, compileSubset } from './subset-validation.ts'
 
-// `ownProperties`: inherited members such as `constructor` never count as present properties.
-// `addUsedSchema: false` plus `removeSchema` below: ajv keeps no schema alive and no `$id` clashes.
-const ajv = new Ajv({ allErrors: true, strict: false, ownProperties: true, addUsedSchema: false })
+let sharedAjv: Ajv | undefined
+
+/**
+ * The one ajv instance, loaded and built on the first schema outside the SPEC §3 subset: a host
+ * whose schemas all fit the subset (the common case) never holds ajv's code and meta-schemas
+ * (≈ 1.1 MB of heap).
+ */
+function ajv(): Ajv {
+  if (sharedAjv) return sharedAjv
+  const AjvClass: typeof Ajv = createRequire(import.meta.url)('ajv')
+  // `ownProperties`: inherited members such as `constructor` never count as present properties.
+  // `addUsedSchema: false` plus `removeSchema` below: ajv keeps no schema alive and no `$id` clashes.
+  sharedAjv = new AjvClass({ allErrors: true, strict: false, ownProperties: true, addUsedSchema: false })
+  return sharedAjv
+}
 
 /** Every violation of one compiled schema, in order, possibly with duplicates, in a fresh array per call. */
 type Validator = (value: unknown) => string[]
@@ -64,16 +77,17 @@ function compile(schema: object): Validator {
 }
 
 function compileWithAjv(schema: object): Validator {
-  let validate: ReturnType<typeof ajv.compile>
+  const instance = ajv()
+  let validate: ReturnType<typeof instance.compile>
   try {
-    validate = ajv.compile(schema)
+    validate = instance.compile(schema)
   } catch (error) {
     // ajv words meta-schema failures as "schema is invalid: …"; our prefix already says so
     const message = thrownMessage(error).replace(/^schema is invalid: /, '')
     throw new TypeError(`invalid JSON schema: ${message}`, { cause: error })
   } finally {
     try {
-      ajv.removeSchema(schema)
+      instance.removeSchema(schema)
     } catch {
       // a malformed `$id` can make removal throw; the compile outcome is what the caller needs
     }
