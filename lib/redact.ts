@@ -12,8 +12,11 @@ export const REDACTED = '***'
  */
 export const MIN_SECRET_LENGTH = 4
 
-// the userinfo of a URL (`scheme://user:password@host`): it may not hold `/`, `?`, `#` or a raw `@`
-const urlCredentials = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi
+// the userinfo of a URL (`scheme://user:password@host`): it may not hold `/`, `?`, `#` or a raw `@`.
+// The match starts at `://` and looks back for the scheme: starting at the scheme, every letter of
+// a long `a.a.a…` run was a start that scanned the whole userinfo-like tail again, quadratic in
+// the text (a 5 MB error message thrown by a `run_code` program held the host for hours)
+const urlCredentials = /:\/\/(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi
 const bearerToken = /\b(bearer\s+)[\w.~+/=-]+/gi
 
 /**
@@ -22,7 +25,7 @@ const bearerToken = /\b(bearer\s+)[\w.~+/=-]+/gi
  * secret that contains another is removed whole.
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let redacted = text.replace(urlCredentials, `$1${REDACTED}@`).replace(bearerToken, `$1${REDACTED}`)
+  let redacted = text.replace(urlCredentials, `://${REDACTED}@`).replace(bearerToken, `$1${REDACTED}`)
   const known = secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length)
   for (const secret of known) redacted = redacted.split(secret).join(REDACTED)
   return redacted

@@ -31,3 +31,16 @@ export function listenFor(agent: Agent, name: string, listener: Listener): void 
   assertListener(name, listener)
   openScopeOf(agent).keepHook(name, listener, false)
 }
+
+/** What `listenersOf` answers for an agent without listeners of its own for the event. */
+const noListeners: readonly Listener[] = Object.freeze([])
+
+/**
+ * The listeners of `name` that `agent` alone has (registered through its context, one derived from
+ * it, or `listenFor`), in order, as a new array: a snapshot. An empty frozen array for none, or
+ * for something that is not an agent of this host. Global listeners are not in it.
+ */
+export function listenersOf(agent: Agent, name: string): readonly Listener[] {
+  const listeners = scopeOf(agent)?.hooksFor(name)
+  return listeners?.length ? listeners.slice() : noListeners
+}

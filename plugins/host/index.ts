@@ -20,7 +20,7 @@ import { Tools } from './tools/index.ts'
 export { Agents, Models, Sessions, SystemPrompt, Tools }
 export { isDisposedForGood, listenDirect, updateInPlace } from './cordis-bridge.ts'
 export { AgentSlot } from './scope.ts'
-export { listenFor } from './agent-tables.ts'
+export { listenFor, listenersOf } from './agent-tables.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'
 export type { AssembledPrompt } from './system-prompt/index.ts'
 

@@ -1,6 +1,7 @@
 /**
  * Creation of the child (SPEC §2.2): header, inherited options and the unpublished setup window.
  */
+import type { Events } from 'cordis'
 import type { ListenerDispatch } from '../../lib/dispatch.ts'
 import type { Agent, AgentOptions, CreateAgentOptions } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
@@ -64,6 +65,9 @@ export function applyRequestScope(child: Agent, plan: StartPlan): void {
     // call it was denied (SPEC §8.3). Each sees the child's execution, as the child's own would
     const guards = plan.inheritedGuards
     if (guards) for (let i = 0; i < guards.length; i++) tools.guard(guards[i]!)
+    // so do its own `tools/pre-execute` listeners: a deny there refuses a call as a guard does
+    const preExecute = plan.inheritedPreExecute
+    if (preExecute) for (let i = 0; i < preExecute.length; i++) child.ctx.on('tools/pre-execute', preExecute[i] as Events['tools/pre-execute'])
   }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
 }

@@ -3,6 +3,7 @@
  * spec's order, and none touches `parent.ctx`.
  */
 import { contentBlockProblem } from '../../lib/content.ts'
+import type { Listener } from '../../lib/dispatch.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
@@ -32,6 +33,8 @@ export class StartPlan implements SubagentPlan {
   declare inheritedTools?: readonly string[]
   /** With `inheritRestrictions`: the guards of the parent's own context at entry, the child's too. */
   declare inheritedGuards?: readonly ToolGuard[]
+  /** With `inheritRestrictions`: the parent's own `tools/pre-execute` listeners at entry, the child's too. */
+  declare inheritedPreExecute?: readonly Listener[]
   /** Claimed capability fields and their validators; made on the first claim. */
   declare claims?: Map<string, (() => void) | undefined>
   #depthCap: number
@@ -55,6 +58,7 @@ export class StartPlan implements SubagentPlan {
     this.childId = flatUuid()
     this.inheritedTools = undefined
     this.inheritedGuards = undefined
+    this.inheritedPreExecute = undefined
     this.claims = undefined
     this.#depthCap = request.maxDepth ?? Number.POSITIVE_INFINITY
   }
@@ -276,16 +280,23 @@ export function checkCapabilities(plan: StartPlan): void {
 
 /**
  * SPEC §8.3, after step 6: records the global tools the parent sees now as the child's ceiling, and
- * the guards of the parent's own context as the child's (a guard denies a call where `restrict`
- * hides a tool; both are the parent's restrictions, so a child may not get past either).
+ * the guards and `tools/pre-execute` listeners of the parent's own context as the child's (a guard
+ * or a listener's deny refuses a call where `restrict` hides a tool; all are the parent's
+ * restrictions, so a child may not get past any).
  * Throws `TypeError` `subagent tool "<name>" is not available to the parent` for a
  * `toolFilter.allow` name outside it (unknown names included): a filter may only narrow.
  */
-export function inheritRestrictions(plan: StartPlan, parentTools: readonly string[], parentGuards: readonly ToolGuard[]): void {
+export function inheritRestrictions(
+  plan: StartPlan,
+  parentTools: readonly string[],
+  parentGuards: readonly ToolGuard[],
+  parentPreExecute: readonly Listener[],
+): void {
   const visible = new Set(parentTools)
   for (const name of plan.request.toolFilter?.allow ?? []) {
     if (!visible.has(name)) throw new TypeError(`subagent tool "${name}" is not available to the parent`)
   }
   plan.inheritedTools = parentTools
   plan.inheritedGuards = parentGuards
+  plan.inheritedPreExecute = parentPreExecute
 }

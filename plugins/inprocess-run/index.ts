@@ -17,7 +17,7 @@ import type {
   SubagentStartOptions,
   SubagentStartRequest,
 } from '../../lib/types.ts'
-import type { Agents, CreateOptions, Tools } from '../host/index.ts'
+import { type Agents, type CreateOptions, listenersOf, type Tools } from '../host/index.ts'
 import { childHeader, childOptions, childSetup, needsSetup } from './creation.ts'
 import {
   abortedBeforePublication,
@@ -143,7 +143,8 @@ export class InProcessRun {
       checkDepthCap(plan)
       checkCapabilities(plan)
       if (request.inheritRestrictions) {
-        inheritRestrictions(plan, this.tools.visibleGlobals(request.parent), this.tools.guardsOf(request.parent))
+        const { parent } = request
+        inheritRestrictions(plan, this.tools.visibleGlobals(parent), this.tools.guardsOf(parent), listenersOf(parent, 'tools/pre-execute'))
       }
       const run = dispatch.has('subagent/admit') ? this.createAfterAdmitHook(plan) : this.create(plan)
       // the type rests on StructuredOutput: only a value valid against the schema is committed

@@ -48,16 +48,22 @@ export function runEvents(source: RunEventSource): AsyncIterableIterator<RunEven
     if (descendants.has(session.id)) return true
     // a descendant is deeper than the child: the walk stops at the child's depth
     let header = session.header
+    let at = header.delegationDepth ?? 0
     const chain: string[] = [session.id]
-    while ((header.delegationDepth ?? 0) > depth && header.parentSession !== undefined) {
+    while (at > depth && header.parentSession !== undefined) {
       if (descendants.has(header.parentSession)) {
         for (const id of chain) descendants.add(id)
         return true
       }
       const parent = source.sessionOf(header.parentSession)
       if (!parent) return false
+      // a parent is never as deep as its child: a chain that does not descend (headers naming
+      // themselves or each other) is no descendant's, and must not be walked without end
+      const parentDepth = parent.header.delegationDepth ?? 0
+      if (parentDepth >= at) return false
       chain.push(parent.id)
       header = parent.header
+      at = parentDepth
     }
     return false
   }

@@ -1,6 +1,6 @@
 /**
- * One run after publication (SPEC §2.3–§2.7), as its caller holds it: the child's handle, the result
- * promise, the cancelled flag and the ids; events, observer info and disposal. It drives nothing:
+ * One run after publication (SPEC §2.3–§2.7), as its caller holds it: the child and its disposal,
+ * the result promise, the cancelled flag and the ids; events, observer info and disposal. It drives nothing:
  * the handoff (`handoff.ts`) sends the prompt and settles the result.
  */
 import type { Agent, AgentHandle, RunEvent, SubagentInfo, SubagentResult } from '../../lib/types.ts'
@@ -20,7 +20,12 @@ export class Run implements HandedOffRun {
   // `declare`d and assigned once in the constructor: as class fields (or parameter properties)
   // they would first be defined as `undefined`, a cost every start pays
   declare readonly result: Promise<SubagentResult>
-  private declare readonly handle: AgentHandle
+  declare readonly agent: Agent
+  /**
+   * The handle's `dispose`, kept without the handle: the handle object is one more per settled
+   * run, and the run reads nothing else of it.
+   */
+  private declare readonly disposeChild: () => Promise<void>
   private declare readonly feed: EventFeed
   #cancelled = false
   #abort: ParentAbort | undefined = undefined
@@ -34,23 +39,20 @@ export class Run implements HandedOffRun {
    * receive the run itself, so it must exist before the handoff starts.
    */
   constructor(handle: AgentHandle, rootId: string, feed: EventFeed, handOff: (run: Run) => Promise<SubagentResult>) {
-    this.handle = handle
+    this.agent = handle.agent
+    this.disposeChild = handle.dispose
     this.feed = feed
     this.#rootId = rootId
     this.result = handOff(this)
   }
 
   get id(): string {
-    return this.handle.agent.id
+    return this.agent.id
   }
 
   /** Events of a fork seed at the head of the child's session (0 for a spawn): the header's `seedLength`. */
   get seedLength(): number {
-    return this.handle.agent.session.header.seedLength ?? 0
-  }
-
-  get agent() {
-    return this.handle.agent
+    return this.agent.session.header.seedLength ?? 0
   }
 
   get isCancelled(): boolean {
@@ -80,7 +82,7 @@ export class Run implements HandedOffRun {
   /** The child's and its descendants' events until the result settles (see `SubagentRun.events`). */
   events(): AsyncIterableIterator<RunEvent> {
     const { watch, sessionOf } = this.feed
-    const child = this.handle.agent
+    const child = this.agent
     return runEvents({ child, seedLength: this.seedLength, depth: depthOf(child), result: this.result, watch, sessionOf })
   }
 
@@ -90,7 +92,7 @@ export class Run implements HandedOffRun {
    */
   info(result?: SubagentResult, error?: string): SubagentInfo {
     const { id } = this
-    const child = this.handle.agent
+    const child = this.agent
     const { parentSession, label, callId, seedLength } = child.session.header
     // one object, its optional fields assigned: no spread copies (a structured run's end listener
     // makes the driver build this for every run)
@@ -116,7 +118,7 @@ export class Run implements HandedOffRun {
   private async disposeNow(): Promise<void> {
     this.releaseAbort()
     this.#cancelled = true
-    const disposal = this.handle.dispose()
+    const disposal = this.disposeChild()
     // both settle before this does, as with `Promise.allSettled`, without its array and records
     // (≈ 0.6 KB a cycle): the result never rejects for the disposal, so awaiting it after is safe
     let failure: { error: unknown } | undefined

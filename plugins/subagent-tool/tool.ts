@@ -1,8 +1,9 @@
 /**
  * The `subagent` tool: what the parent model sees, and one delegation per call (SPEC §6).
  */
+import { subscribeAbort } from '../../lib/abort-signal.ts'
 import { SubagentError } from '../../lib/errors.ts'
-import type { JsonSchema, SubagentStartRequest, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
+import type { JsonSchema, SubagentRun, SubagentStartRequest, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { InProcessRun } from '../inprocess-run/index.ts'
 import { adoptBackgroundRun } from './background.ts'
@@ -70,13 +71,12 @@ export interface ToolOptions {
 }
 
 /**
- * The start request for one call: the calling agent is the parent, the call's signal the signal.
- * A background run gets a signal of its own instead: it outlives the turn that started it.
+ * The start request for one call: the calling agent is the parent, `signal` (the call's own, or a
+ * background run's) the signal. Throws `NO_CALLING_AGENT` without a calling agent.
  */
-export function startRequest(args: SubagentToolArgs, exec: ToolExecution, maxDepth?: number): SubagentStartRequest {
+export function startRequest(args: SubagentToolArgs, exec: ToolExecution, signal: AbortSignal, maxDepth?: number): SubagentStartRequest {
   const parent = exec.agent
   if (!parent) throw new SubagentError('NO_CALLING_AGENT', NO_CALLING_AGENT_MESSAGE)
-  const signal = args.background ? new AbortController().signal : exec.signal
   // a model must never reach through a child a tool it was denied (SPEC §8.3)
   const request: SubagentStartRequest = { parent, prompt: args.prompt, signal, inheritRestrictions: true, callId: exec.callId }
   if (args.label !== undefined) request.label = args.label
@@ -99,15 +99,9 @@ export function subagentTool(options: ToolOptions): ToolDefinition {
     parameters: options.locale === 'en-US' ? TOOL_PARAMETERS : toolParameters(options.locale),
     concurrent: true,
     async execute(args: SubagentToolArgs, exec: ToolExecution): Promise<ToolResult> {
-      const request = startRequest(args, exec, options.maxDepth)
-      const driver = options.driver()
-      const run = await (args.mode === 'fork' ? driver.fork(request) : driver.spawn(request))
-      if (args.background) {
-        const label = args.label ?? run.id
-        adoptBackgroundRun(request.parent, run, label, options)
-        const started = text(options.locale, 'subagentTool.background.started', { label, runId: run.id })
-        return { isError: false, content: [{ type: 'text', text: started }] }
-      }
+      if (args.background) return startInBackground(args, exec, options)
+      const request = startRequest(args, exec, exec.signal, options.maxDepth)
+      const run = await startRun(options.driver(), args, request)
       try {
         return toToolResult(await run.result, options.locale)
       } finally {
@@ -115,4 +109,33 @@ export function subagentTool(options: ToolOptions): ToolDefinition {
       }
     },
   }
+}
+
+function startRun(driver: InProcessRun, args: SubagentToolArgs, request: SubagentStartRequest): Promise<SubagentRun> {
+  return args.mode === 'fork' ? driver.fork(request) : driver.spawn(request)
+}
+
+/**
+ * A background call: the run gets a signal of its own, which nothing aborts once the start has
+ * fulfilled (the run outlives the turn that started it). Until then the turn's signal aborts it:
+ * a start that waits (in a tree budget's queue, in an async setup) must not hold a cancelled turn
+ * open until a slot frees, nor start a child after the cancel.
+ */
+async function startInBackground(args: SubagentToolArgs, exec: ToolExecution, options: ToolOptions): Promise<ToolResult> {
+  const own = new AbortController()
+  const request = startRequest(args, exec, own.signal, options.maxDepth)
+  const turn = exec.signal
+  // an abort that already happened fires no event: the start then rejects as a foreground one would
+  if (turn.aborted) own.abort(turn.reason)
+  const unlink = subscribeAbort(turn, () => own.abort(turn.reason))
+  let run: SubagentRun
+  try {
+    run = await startRun(options.driver(), args, request)
+  } finally {
+    unlink()
+  }
+  const label = args.label ?? run.id
+  adoptBackgroundRun(request.parent, run, label, options)
+  const started = text(options.locale, 'subagentTool.background.started', { label, runId: run.id })
+  return { isError: false, content: [{ type: 'text', text: started }] }
 }

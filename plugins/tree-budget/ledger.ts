@@ -87,6 +87,12 @@ export class Ledger {
   // the node found in the map last (a parent starting children one after another): its next
   // start finds it without a map lookup
   #lastFound: BudgetNode | undefined
+  /**
+   * Agents whose nodes are being restored, innermost last: a resumed header may name a live agent
+   * up its own chain as its parent (a hand-edited file naming itself, two files naming each
+   * other), and restoring that parent would restore this agent again, without end.
+   */
+  readonly #restoring = new Set<string>()
 
   // one object shared by every tree's pool and updated in place: a check reads a field, not the config
   readonly #treeLimits: BudgetAmounts = { children: Number.POSITIVE_INFINITY, tokens: Number.POSITIVE_INFINITY, modelRequests: Number.POSITIVE_INFINITY }
@@ -185,6 +191,15 @@ export class Ledger {
    * the tree had spent when the child was granted, plus what the child's subtree spent since.
    */
   #restore(agent: Agent): BudgetNode {
+    this.#restoring.add(agent.id)
+    try {
+      return this.#restoreNode(agent)
+    } finally {
+      this.#restoring.delete(agent.id)
+    }
+  }
+
+  #restoreNode(agent: Agent): BudgetNode {
     const { header, events } = agent.session
     let node: BudgetNode
     if (header.parentSession === undefined) {
@@ -198,7 +213,8 @@ export class Ledger {
       const seedLength = header.seedLength ?? 0
       const record = ownRecord(events, seedLength)
       const grant = grantOf(events, seedLength)
-      const liveParent = this.liveAgent(header.parentSession)
+      // a parent being restored further down this chain closes a cycle: this agent then starts a tree of its own
+      const liveParent = this.#restoring.has(header.parentSession) ? undefined : this.liveAgent(header.parentSession)
       const parent = liveParent ? this.nodeOf(liveParent) : undefined
       let pool: Pool
       if (parent) {

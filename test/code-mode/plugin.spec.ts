@@ -49,6 +49,13 @@ describe('CodeMode plugin', () => {
       expect(textOf(result)).to.equal('Error: boom')
     })
 
+    it('reports a program error of 400,000 characters shaped against the secret redaction whole, without holding the host', async () => {
+      const fixture = await createFixture()
+      // the host redacts URL credentials in every error text: this shape made that quadratic (≈ 60 s here)
+      const result = await fixture.runCode("throw new Error('a.'.repeat(100000) + 'a://' + 'x'.repeat(200000))")
+      expect(textOf(result)).to.equal(`Error: ${'a.'.repeat(100_000)}a://${'x'.repeat(200_000)}`)
+    })
+
     it('applies the configured time limit', async () => {
       const fixture = await createFixture({ timeoutMs: 100 })
       const result = await fixture.runCode('while (true) {}')

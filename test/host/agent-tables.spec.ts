@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Agent, ToolExecution, ToolResult } from '../../lib/types.ts'
-import { listenFor } from '../../plugins/host/index.ts'
+import { listenFor, listenersOf } from '../../plugins/host/index.ts'
 import { scopeOf } from '../../plugins/host/scope.ts'
 import { expectScopeCleared, scene, textOf } from '../support/scene.ts'
 
@@ -110,4 +110,18 @@ describe('registrations for one agent, without its context (registerFor, guardFo
     await handle.dispose()
     expectScopeCleared(handle.agent, 'after dispose')
   })
+
+  it('reads back the listeners one agent alone has for an event, in order, as a snapshot without the global ones', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const [first, second, global] = [() => undefined, () => undefined, () => undefined]
+    agent.ctx.on('tools/pre-execute', first as never)
+    listenFor(agent, 'tools/pre-execute', second)
+    s.on('tools/pre-execute', global as never)
+    const read = listenersOf(agent, 'tools/pre-execute')
+    listenFor(agent, 'tools/pre-execute', global)
+    expect(read).to.deep.equal([first, second])
+    expect(listenersOf(agent, 'tools/post-execute')).to.deep.equal([])
+  })
 })
+

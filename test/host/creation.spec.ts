@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import type { Context } from 'cordis'
-import type { Agent, Session, SessionEvent } from '../../lib/types.ts'
+import type { Agent, AgentHandle, Session, SessionEvent } from '../../lib/types.ts'
 import { rawService } from '../../plugins/host/cordis-bridge.ts'
 import { PluginOwnership } from '../../plugins/host/agents/plugin-ownership.ts'
-import { deoptimize, inYoungGeneration } from '../support/heap.ts'
+import { deoptimize, heapAfterGc, inYoungGeneration } from '../support/heap.ts'
 import { expectScopeCleared, rejectionOf, scene } from '../support/scene.ts'
 
 /** Nests `1` `depth` levels deep in single-element arrays. */
@@ -329,6 +329,26 @@ describe('agents.create: publication (SPEC §1.3 steps 4–5)', () => {
     expect(release).to.be.a('function')
     expect(inYoungGeneration(release!)).to.equal(true)
     await handle.dispose()
+  })
+
+  it('keeps no handle of a published agent: a caller holding only its agent and dispose lets the handle go', async () => {
+    // a settled child lives as long as its caller holds its run, and the run reads nothing else
+    // of the handle: a handle the host kept would be one more object per live child
+    const s = await scene()
+    // not `s.create()`: the scene keeps what it makes, to dispose it at the end
+    let handle: AgentHandle | undefined = await s.root.agents.create({})
+    const { agent, dispose } = handle
+    const collected = new WeakRef(handle)
+    handle = undefined
+    // a WeakRef's target stays alive until the job that made (or read) it has ended
+    await new Promise(setImmediate)
+    await heapAfterGc()
+    expect(collected.deref()).to.equal(undefined)
+    expect(s.root.agents.get(agent.id)).to.equal(agent)
+    const disposal = dispose()
+    expect(dispose()).to.equal(disposal)
+    await disposal
+    expect(s.root.agents.get(agent.id)).to.equal(undefined)
   })
 
   it('lets a listener registered during setup hear its own agent/created', async () => {

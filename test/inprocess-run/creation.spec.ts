@@ -4,8 +4,9 @@ import sinon from 'sinon'
 import { rawService } from '../../plugins/host/cordis-bridge.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import type { CreateOptions } from '../../plugins/host/index.ts'
+import type { AgentHandle } from '../../lib/types.ts'
 import { createDriverHost } from '../support/driver.ts'
-import { deoptimize, inYoungGeneration } from '../support/heap.ts'
+import { deoptimize, heapAfterGc, inYoungGeneration } from '../support/heap.ts'
 
 describe('InProcessRun creation (SPEC §2.2)', () => {
   it('gives the child a header with lineage, origin and depth', async () => {
@@ -70,6 +71,35 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
       sinon.restore()
     }
     expect(young).to.deep.equal([true])
+  })
+
+  it('keeps no agent handle in a settled run, and its dispose still disposes the child', async () => {
+    // a settled run lives as long as its caller holds it: the handle would be one more object each
+    const host = await createDriverHost()
+    const agents = rawService(host.root.agents)
+    const create = agents.create
+    let handle: WeakRef<AgentHandle> | undefined
+    // a plain wrapper, not a sinon stub: a stub keeps every value it returned
+    agents.create = function (this: typeof agents, options?: CreateOptions) {
+      return create.call(this, options).then((made) => {
+        handle = new WeakRef(made)
+        return made
+      })
+    }
+    host.scripted.push({ text: 'ok' })
+    try {
+      const run = await host.root.inprocessRun.spawn(host.request())
+      await run.result
+      // a WeakRef's target stays alive until the job that made (or read) it has ended
+      await new Promise(setImmediate)
+      await heapAfterGc()
+      expect(handle?.deref()).to.equal(undefined)
+      await run.dispose()
+      expect(host.root.agents.get(run.id)).to.equal(undefined)
+      expect(host.root.sessions.get(run.id)).to.equal(undefined)
+    } finally {
+      agents.create = create
+    }
   })
 
   it('scopes the persona to the child, shadowing the deployment persona', async () => {

@@ -128,4 +128,24 @@ describe('InProcessRun run.events()', () => {
     await run.dispose()
     expect(await iterator.next()).to.deep.equal({ value: undefined, done: true })
   })
+
+  it('passes over the events of live agents whose headers name each other as parents, instead of walking their loop without end', async () => {
+    const host = await createDriverHost()
+    // created with headers a hand-edited file could hold: each the other's parent, deeper than the child
+    const loop = [
+      await host.root.agents.create({ sessionId: 'loop-a', header: { parentSession: 'loop-b', delegationDepth: 5 } }),
+      await host.root.agents.create({ sessionId: 'loop-b', header: { parentSession: 'loop-a', delegationDepth: 5 } }),
+    ]
+    const gate = createGate()
+    host.root.models.register('gated', gate.adapter)
+    const run = await host.root.inprocessRun.spawn(host.request({ agentOptions: { provider: 'gated' } }))
+    const seen = collect(run.events())
+    await gate.entered
+    loop[0]!.agent.session.append('note/loop', {})
+    gate.open()
+    expect((await seen).map((item) => item.agentId)).to.deep.equal(run.agent.session.events.map(() => run.id))
+    await run.dispose()
+    await Promise.all(loop.map((handle) => handle.dispose()))
+  })
 })
+

@@ -139,6 +139,18 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
     await run.dispose()
   })
 
+  it("denies the child a call its parent's own tools/pre-execute listener denies, with the listener's reason", async () => {
+    const host = await hostWithTools('read', 'shell')
+    host.parent.ctx.on('tools/pre-execute', (exec, next) =>
+      exec.name === 'shell' ? { kind: 'deny', reason: 'shell is not for this agent' } : next(),
+    )
+    host.scripted.push({ toolCalls: [{ name: 'shell', arguments: {} }] }, { text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    await run.result
+    expect(toolResults(run.agent)).to.deep.equal([deniedShell])
+    await run.dispose()
+  })
+
   it("keeps the flat scope without inheritRestrictions: the parent's guard does not reach the child", async () => {
     const host = await hostWithTools('read', 'shell')
     host.parent.ctx.tools.guard(denyShell)

@@ -1,5 +1,9 @@
 import { expect } from 'chai'
+import fc from 'fast-check'
 import { redactSecrets, urlSecrets } from '../../lib/redact.ts'
+
+/** The URL-credentials pattern before session 8, as the reference for what is removed. */
+const formerUrlCredentials = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi
 
 describe('redactSecrets', () => {
   it('removes the credentials of a URL, keeping scheme and host', () => {
@@ -24,6 +28,23 @@ describe('redactSecrets', () => {
 
   it('removes a longer secret whole when a shorter one is inside it', () => {
     expect(redactSecrets('pw hunter22-long', ['hunter22', 'hunter22-long'])).to.equal('pw ***')
+  })
+
+  it('removes URL credentials exactly where the former pattern did, in any text made of URL pieces', () => {
+    const piece = fc.constantFrom('a', 'B', '1', '+', '.', '-', '_', ':', '/', '//', '://', '@', ' ', '?', '#', 'x', 'é', 'http://', 'u:p@', 'h/')
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 16 }), (pieces) => {
+        const text = pieces.join('')
+        expect(redactSecrets(text)).to.equal(text.replace(formerUrlCredentials, '$1***@'))
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('redacts a 400,000-character text shaped against the URL pattern, and still finds its credentials', () => {
+    // every letter of the scheme-like run was a match start that scanned the whole tail again
+    const text = `${'a.'.repeat(100_000)}a://${'x'.repeat(200_000)} see https://user:pw@host/`
+    expect(redactSecrets(text)).to.equal(text.replace('https://user:pw@', 'https://***@'))
   })
 
   it('does not replace a known secret shorter than four characters literally', () => {

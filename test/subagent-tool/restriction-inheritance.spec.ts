@@ -58,6 +58,21 @@ describe('subagent tool: restriction inheritance (SPEC §8.3)', () => {
     expect(textOf(result)).to.equal('shell was denied')
   })
 
+  it('does not let a parent whose tools/pre-execute listener denies shell run it through a child started by the subagent tool', async () => {
+    const fixture = await createFixture()
+    const { ran, childResults, result } = await delegateShell(
+      fixture,
+      () =>
+        void fixture.parent.ctx.on('tools/pre-execute', (exec, next) =>
+          exec.name === 'shell' ? { kind: 'deny', reason: 'shell needs an operator' } : next(),
+        ),
+      'shell was denied',
+    )
+    expect(ran).to.deep.equal([])
+    expect(childResults).to.deep.equal([{ isError: true, content: [{ type: 'text', text: 'Error: shell needs an operator' }], code: 'TOOL_DENIED' }])
+    expect(textOf(result)).to.equal('shell was denied')
+  })
+
   it("rejects tools.allow naming a tool the parent is denied, with the parent's reason and no child", async () => {
     const fixture = await createFixture()
     fixture.host.root.tools.register({ name: 'shell', description: 'runs a command', parameters: { type: 'object' }, execute: () => 'ran' })

@@ -160,4 +160,33 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     latch.release('b')
     await Promise.all([first.dispose(), run.dispose()])
   })
+
+  it('ends a cancelled parent turn at once when its background subagent call waits for a slot, creating no child', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 }, subagentTool: {} })
+    const latch = createLatchModel()
+    const { root: host } = fixture.host
+    host.models.register('latch', latch.adapter)
+    const first = await host.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latchOptions }))
+    await latch.entered('a')
+    // admission runs in the same synchronous stretch as prepare: once this resolves, the start waits in line
+    const prepared = new Promise<void>((resolve) => {
+      const off = host.on('subagent/prepare', () => {
+        off()
+        resolve()
+      })
+    })
+    fixture.host.scripted.push({ toolCalls: [{ id: 'call_bg', name: 'subagent', arguments: { prompt: 'b', background: true } }] })
+    fixture.root.followup('start one in the background')
+    await prepared
+    fixture.root.cancel({ kind: 'user' })
+    await fixture.root.whenIdle()
+    const events = fixture.root.session.events
+    const result = events.find((event) => event.type === 'tool/result')?.data as { isError: boolean; content: unknown[] }
+    expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: subagent request was aborted before child publication' }])
+    expect(events.at(-1)?.data).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
+    expect(host.agents.list().map((agent) => agent.id)).to.deep.equal([fixture.root.id, first.id])
+    expect(host.subagentTool.pending(fixture.root)).to.deep.equal([])
+    latch.release('a')
+    await first.dispose()
+  })
 })

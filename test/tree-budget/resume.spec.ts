@@ -5,6 +5,7 @@ import { expect } from 'chai'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import TreeBudget from '../../plugins/tree-budget/index.ts'
 import { createFilesHost, type FilesHost, scriptedOptions } from '../session-files/fixture.ts'
+import { scene } from '../support/scene.ts'
 
 /** A host playing one process: session files in `dir`, the driver, and TreeBudget with `config`. */
 async function budgetProcess(dir: string, config: TreeBudget.Config): Promise<FilesHost> {
@@ -134,5 +135,49 @@ describe('TreeBudget across resume (SPEC §9)', () => {
     expect(host.root.treeBudget.remaining(child).tokens).to.equal(25)
     expect(host.root.treeBudget.remaining(parent).tokens).to.equal(95)
     await host.end()
+  })
+})
+
+describe('TreeBudget: resumed headers whose parent chain loops (found by the session-8 hunt)', () => {
+  const selfId = 'a0000000-0000-4000-8000-000000000001'
+  const firstId = 'a0000000-0000-4000-8000-000000000002'
+  const secondId = 'a0000000-0000-4000-8000-000000000003'
+  const parents: Record<string, string> = { [selfId]: selfId, [firstId]: secondId, [secondId]: firstId }
+
+  /** A host whose store answers each id above with an empty session naming `parents[id]` as its parent. */
+  async function loopScene() {
+    const host = await scene({ plugins: [InProcessRun, [TreeBudget, { maxTokens: 100 }]] })
+    host.on('session/load', (id: string) =>
+      parents[id] ? { header: { id, createdAt: 1, parentSession: parents[id], origin: 'subagent', delegationDepth: 1 }, events: [] } : undefined,
+    )
+    return host
+  }
+
+  it('counts a resumed agent whose header names itself as its parent as a tree of its own', async () => {
+    const host = await loopScene()
+    const handle = await host.root.agents.resume(selfId, { agentOptions: scriptedOptions })
+    const { agent } = handle
+    host.scripted.push({ text: 'hi', usage: { inputTokens: 3, outputTokens: 2 } })
+    agent.followup('hello')
+    await agent.whenIdle()
+    expect(agent.session.events.at(-1)?.data).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
+    expect(host.root.treeBudget.usage(agent)).to.deep.equal({ inputTokens: 3, outputTokens: 2, modelRequests: 1, children: 0 })
+    expect(host.root.treeBudget.remaining(agent).tokens).to.equal(95)
+    await handle.dispose()
+  })
+
+  it('puts two live resumed agents whose headers name each other in one tree, counting each message once', async () => {
+    const host = await loopScene()
+    const handles = [
+      await host.root.agents.resume(firstId, { agentOptions: scriptedOptions }),
+      await host.root.agents.resume(secondId, { agentOptions: scriptedOptions }),
+    ]
+    const [first, second] = handles.map((handle) => handle.agent)
+    host.scripted.push({ text: 'hi', usage: { inputTokens: 3, outputTokens: 2 } })
+    second.followup('hello')
+    await second.whenIdle()
+    expect(second.session.events.at(-1)?.data).to.deep.equal({ turn: 1, reason: { kind: 'completed' } })
+    expect([host.root.treeBudget.remaining(first!).tokens, host.root.treeBudget.remaining(second!).tokens]).to.deep.equal([95, 95])
+    await Promise.all(handles.map((handle) => handle.dispose()))
   })
 })

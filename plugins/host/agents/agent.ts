@@ -16,9 +16,11 @@ import type {
   ModelMessage,
   TurnEndReason,
 } from '../../../lib/types.ts'
-import { AgentScope, kScope } from '../scope.ts'
+import { kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
+import type { DisposalServices } from './disposal.ts'
 import { completed, type LoopServices, runTurn } from './loop.ts'
+import { AgentRecord } from './registry.ts'
 import { TurnState } from './turn-state.ts'
 
 export { TurnCancelledError } from './turn-state.ts'
@@ -28,10 +30,11 @@ interface QueuedMessage {
   source: 'user' | 'plugin'
 }
 
-/** What an agent runs with: the loop's services, and the maker of its context. */
+/** What an agent runs with: the loop's services, the maker of its context, and what its disposal needs. */
 export interface AgentRuntime extends LoopServices {
   /** Makes the agent's context, on first `agent.ctx` (see agent-context.ts). */
   createContext(agent: HostAgent): Context
+  disposal: DisposalServices
 }
 
 // shared by every user/message event (event data is frozen): one object less per live turn
@@ -82,8 +85,11 @@ export class HostAgent implements Agent {
   declare readonly session: SessionLog
   declare readonly options: Readonly<AgentOptions>
   private declare readonly services: AgentRuntime
-  /** Made with the agent, so it can be bound once (session, turn); read it through `scopeOf`. */
-  declare readonly [kScope]: AgentScope
+  /**
+   * Its scope and bookkeeping, made with the agent, so it can be bound once (session, turn); read
+   * it through `scopeOf`.
+   */
+  declare readonly [kScope]: AgentRecord
   declare status: AgentStatus
   /** Set once disposal starts: no new input is accepted. */
   declare closed: boolean
@@ -96,14 +102,14 @@ export class HostAgent implements Agent {
     session: SessionLog,
     options: Readonly<AgentOptions>,
     services: AgentRuntime,
-    owner: Agent | undefined,
+    owner: HostAgent | undefined,
     callerCtx: Context,
   ) {
     this.id = id
     this.session = session
     this.options = options
     this.services = services
-    this[kScope] = new AgentScope(this, owner, callerCtx)
+    this[kScope] = new AgentRecord(this, owner, callerCtx, services.disposal)
     this.status = 'idle'
     this.closed = false
     // a resumed or seeded session goes on counting; indexed, since a new one (most) has no events

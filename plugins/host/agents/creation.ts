@@ -9,14 +9,27 @@ import { SubagentError } from '../../../lib/errors.ts'
 import { isThenable } from '../../../lib/thenable.ts'
 import { flatUuid } from '../../../lib/uuid.ts'
 import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { scopeOf } from '../scope.ts'
+import { kScope, scopeOf } from '../scope.ts'
 import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
 import { type CreateOptions, freezeOptions } from './create-options.ts'
 import { type DisposalServices, rollBack } from './disposal.ts'
 import type { LoopServices } from './loop.ts'
 import type { PluginOwnership } from './plugin-ownership.ts'
-import { AgentRecord } from './registry.ts'
+import type { AgentRecord } from './registry.ts'
+
+/**
+ * The caller's handle of a published agent, made as `create` resolves. The host keeps none: its
+ * own disposals call `record.dispose()`, so a settled agent whose caller kept only what it needs
+ * (a run keeps the agent and `dispose`) holds no handle object.
+ */
+function handleOf(record: AgentRecord): AgentHandle {
+  // a method bound to its record with no bound arguments: smaller than a closure and its
+  // context, and than a bound function that carries an arguments list. Not a bound top-level
+  // function: tsx renames those (keepNames), and a bound copy of a renamed function is a
+  // dictionary-mode object (≈ 0.25 KB); nor a named arrow (plugins/host/README.md, "What a turn … cost")
+  return Object.freeze({ agent: record.agent, dispose: record.dispose.bind(record) })
+}
 
 /** A session as a store hands it back for `resume`. */
 export interface StoredSession {
@@ -80,7 +93,7 @@ export class AgentCreation {
   constructor(services: CreationServices) {
     this.#services = services
     const { contextServices } = services
-    this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices) }
+    this.#runtime = { ...services.loop, createContext: (agent) => createAgentContext(scopeOf(agent), contextServices), disposal: services }
   }
 
   /**
@@ -119,7 +132,7 @@ export class AgentCreation {
         throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)
       }
       const agent = new HostAgent(id, session, agentOptions, this.#runtime, owner?.agent, callerCtx)
-      record = this.#makeRecord(agent)
+      record = agent[kScope]
     } catch (error) {
       return Promise.reject(error)
     }
@@ -141,7 +154,7 @@ export class AgentCreation {
     } catch (error) {
       return rejectAfterRollBack(record, error)
     }
-    return Promise.resolve(record.handle)
+    return Promise.resolve(handleOf(record))
   }
 
   /** Awaits the promise a setup returned (raced against `signal`), then publishes; rolls back on any failure. */
@@ -159,7 +172,7 @@ export class AgentCreation {
       await rollBack(record)
       throw error
     }
-    return record.handle
+    return handleOf(record)
   }
 
   /** Awaits a setup's promise raced against `signal`; on a failure or an abort, rolls back and rethrows. */
@@ -180,16 +193,6 @@ export class AgentCreation {
   /** The default `maxSteps` of every turn that starts from now on (a host config update, in place). */
   set defaultMaxSteps(maxSteps: number) {
     this.#runtime.defaultMaxSteps = maxSteps
-  }
-
-  #makeRecord(agent: HostAgent): AgentRecord {
-    const record = new AgentRecord(agent, this.#services)
-    // a method bound to its record with no bound arguments: smaller than a closure and its
-    // context, and than a bound function that carries an arguments list. Not a bound top-level
-    // function: tsx renames those (keepNames), and a bound copy of a renamed function is a
-    // dictionary-mode object (≈ 0.25 KB); nor a named arrow (plugins/host/README.md, "What a turn … cost")
-    record.handle = Object.freeze({ agent, dispose: record.dispose.bind(record) })
-    return record
   }
 
   /**
@@ -213,9 +216,9 @@ export class AgentCreation {
         throw new SubagentError('CREATION_ABORTED', `the context creating agent "${agent.id}" was disposed before it was published`, { cause: error })
       }
     }
-    const scope = scopeOf(agent)
-    sessions.publish(agent.session, scope)
-    registry.add(record, owner)
-    dispatcher.emit(scope, 'agent/created', agent)
+    // the record is the agent's scope
+    sessions.publish(agent.session, record)
+    registry.add(record)
+    dispatcher.emit(record, 'agent/created', agent)
   }
 }

@@ -58,7 +58,7 @@ export async function disposeAgent(record: AgentRecord, services: DisposalServic
   agent.closed = true
   agent.cancel(disposed)
   // a leaf (every plain child) skips the settling of an empty list: ≈ 0.4 KB a disposal
-  const children = record.children?.size ? [...record.children].map((child) => child.handle.dispose()) : undefined
+  const children = record.children?.size ? [...record.children].map((child) => child.dispose()) : undefined
   await agent.whenIdle()
   let failure: unknown
   if (children) failure = (await Promise.allSettled(children)).find((entry) => entry.status === 'rejected')?.reason

@@ -160,6 +160,6 @@ export class Agents extends Service {
 
   /** Disposes every live agent (host unload). */
   async disposeAll(): Promise<void> {
-    await Promise.allSettled([...this.registry.values()].map((record) => record.handle.dispose()))
+    await Promise.allSettled([...this.registry.values()].map((record) => record.dispose()))
   }
 }

@@ -71,9 +71,19 @@ function isBudgetStop(value: unknown): value is Extract<PreStepDecision, { kind:
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'budget'
 }
 
+/**
+ * The `turn/end` reason of a budget stop. A listener's answer goes into `turn/end`, whose append
+ * refuses data that is not JSON: checked here, where a throw ends the turn `error` (thrown at the
+ * append, it left the agent running for good and an unhandled rejection).
+ */
 function budgetEnd(decision: Extract<PreStepDecision, { kind: 'budget' }>): TurnEndReason {
   const { limit, used, max } = decision
-  return typeof used === 'number' && typeof max === 'number' ? { kind: 'budget', limit, used, max } : { kind: 'budget', limit }
+  if (limit !== 'tokens' && limit !== 'modelRequests' && limit !== 'children') {
+    throw new TypeError('budget stop limit must be "tokens", "modelRequests" or "children"')
+  }
+  if (typeof used !== 'number' || typeof max !== 'number') return { kind: 'budget', limit }
+  if (!Number.isFinite(used) || !Number.isFinite(max)) throw new TypeError('budget stop used and max must be finite numbers')
+  return { kind: 'budget', limit, used, max }
 }
 
 function aborted(state: TurnState): TurnEndReason {

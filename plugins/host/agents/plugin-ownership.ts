@@ -29,7 +29,7 @@ export class PluginOwnership {
       this.#owned.set(fiber, agents)
       return async () => {
         this.#owned.delete(fiber)
-        await Promise.allSettled([...agents].map((record) => record.handle.dispose()))
+        await Promise.allSettled([...agents].map((record) => record.dispose()))
       }
     }, 'ctx.agents.create()')
     return agents
