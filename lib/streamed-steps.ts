@@ -13,6 +13,11 @@ import type { SessionEvent, SessionEventData } from './types.ts'
 
 type DeltaData = SessionEventData['assistant/delta']
 
+/** A step's texts in order, as the loop keeps them (`TextPieces`) or as a stored log gives them (an array). */
+export interface PieceList {
+  at(index: number): string | undefined
+}
+
 /**
  * The deltas of a step before this many stay plain events: a step with a few deltas (a short
  * answer) costs what it always did, and a compacted step pays its fixed part (about 1 KB: the
@@ -35,7 +40,7 @@ interface DeltaFields {
  * getter shared by several records would turn every event into a dictionary object).
  */
 export class StreamedStep {
-  #pieces: readonly string[] | undefined
+  #pieces: PieceList | undefined
   #text = ''
   #offsets: Uint32Array | undefined
   #count = 0
@@ -44,12 +49,12 @@ export class StreamedStep {
 
   /**
    * `pieces` is the loop's list of the step's texts so far, read while the step streams;
-   * `pieces[firstPiece]` is the text of the delta with `seq = firstSeq`.
+   * `pieces.at(firstPiece)` is the text of the delta with `seq = firstSeq`.
    */
   constructor(
     readonly turn: number,
     readonly step: number,
-    pieces: readonly string[],
+    pieces: PieceList,
     private readonly firstPiece: number,
     readonly firstSeq: number,
   ) {
@@ -93,11 +98,11 @@ export class StreamedStep {
     const pieces = this.#pieces
     if (!pieces || this.#offsets) return
     let offset = 0
-    for (let i = 0; i < this.firstPiece; i++) offset += pieces[i].length
+    for (let i = 0; i < this.firstPiece; i++) offset += (pieces.at(i) as string).length
     const offsets = new Uint32Array(this.#count + 1)
     for (let i = 0; i < this.#count; i++) {
       offsets[i] = offset
-      offset += pieces[this.firstPiece + i].length
+      offset += (pieces.at(this.firstPiece + i) as string).length
     }
     offsets[this.#count] = offset
     this.#text = text
@@ -109,7 +114,7 @@ export class StreamedStep {
     const i = seq - this.firstSeq
     const offsets = this.#offsets
     if (offsets) return this.#text.slice(offsets[i], offsets[i + 1])
-    return (this.#pieces as readonly string[])[this.firstPiece + i]
+    return (this.#pieces as PieceList).at(this.firstPiece + i) as string
   }
 
   dataAt(seq: number): DeltaData {

@@ -4,6 +4,7 @@
  * whatever the program does. The host enforces the time limit and the abort by terminating the
  * worker; binding calls cross the thread boundary as messages carrying JSON text.
  */
+import { setMaxListeners } from 'node:events'
 import type { Worker } from 'node:worker_threads'
 import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import {
@@ -125,7 +126,11 @@ class HostedRun {
   constructor(
     private readonly pool: SandboxPool,
     private readonly options: SandboxOptions & { timeoutMs: number; memoryBytes: number; maxWaitingArgumentBytes: number },
-  ) {}
+  ) {
+    // every call in flight may listen to the run's signal once: by design, not a leak, so Node's
+    // default of 10 would warn about a program's ordinary `Promise.all` of tool calls
+    setMaxListeners(MAX_CALLS_IN_FLIGHT, this.controller.signal)
+  }
 
   async execute(): Promise<SandboxOutcome> {
     const { options } = this

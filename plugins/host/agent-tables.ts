@@ -27,9 +27,14 @@ export function openScopeOf(agent: Agent): AgentScope {
  * naming the event for any other event or a non-function, and what `openScopeOf` throws.
  */
 export function listenFor(agent: Agent, name: string, listener: Listener): void {
-  if (!scopedEvents.has(name)) throw new TypeError(`"${name}" is not an event about one agent`)
+  assertScopedEvent(name)
   assertListener(name, listener)
   openScopeOf(agent).keepHook(name, listener, false)
+}
+
+/** Only an event about one agent has listeners of an agent's own (`scopedEvents`). */
+function assertScopedEvent(name: string): void {
+  if (!scopedEvents.has(name)) throw new TypeError(`"${name}" is not an event about one agent`)
 }
 
 /** What `listenersOf` answers for an agent without listeners of its own for the event. */
@@ -38,9 +43,12 @@ const noListeners: readonly Listener[] = Object.freeze([])
 /**
  * The listeners of `name` that `agent` alone has (registered through its context, one derived from
  * it, or `listenFor`), in order, as a new array: a snapshot. An empty frozen array for none, or
- * for something that is not an agent of this host. Global listeners are not in it.
+ * for something that is not an agent of this host. Global listeners are not in it. Throws a
+ * `TypeError` naming the event for one that is not about one agent: a listener of such an event
+ * registered through the agent's context is a global one, so an empty answer would mislead.
  */
 export function listenersOf(agent: Agent, name: string): readonly Listener[] {
+  assertScopedEvent(name)
   const listeners = scopeOf(agent)?.hooksFor(name)
   return listeners?.length ? listeners.slice() : noListeners
 }

@@ -3,6 +3,7 @@
  */
 import type { Events } from 'cordis'
 import type { ListenerDispatch } from '../../lib/dispatch.ts'
+import { isThenable } from '../../lib/thenable.ts'
 import type { Agent, AgentOptions, CreateAgentOptions } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
 
@@ -67,9 +68,30 @@ export function applyRequestScope(child: Agent, plan: StartPlan): void {
     if (guards) for (let i = 0; i < guards.length; i++) tools.guard(guards[i]!)
     // so do its own `tools/pre-execute` listeners: a deny there refuses a call as a guard does
     const preExecute = plan.inheritedPreExecute
-    if (preExecute) for (let i = 0; i < preExecute.length; i++) child.ctx.on('tools/pre-execute', preExecute[i] as Events['tools/pre-execute'])
+    if (preExecute) for (let i = 0; i < preExecute.length; i++) child.ctx.on('tools/pre-execute', denyOnly(preExecute[i] as PreExecute))
   }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
+}
+
+type PreExecute = Events['tools/pre-execute']
+type PreExecuteAnswer = ReturnType<PreExecute>
+type PreExecuteNext = Parameters<PreExecute>[1]
+
+/**
+ * A parent's `tools/pre-execute` listener as its child inherits it: it may deny a call, never
+ * allow one. Its `{kind:'allow'}` (made without `next()`, or after it) answers what the rest of the
+ * child's waterfall answers, so the child's own listeners keep their deny (SPEC §8.3: nothing
+ * inherited widens the child). Any other answer, a deny or a malformed one, stands as given.
+ */
+function denyOnly(listener: PreExecute): PreExecute {
+  return (exec, next) => {
+    let downstream: ReturnType<PreExecuteNext> | undefined
+    const once: PreExecuteNext = () => (downstream ??= next())
+    const decide = (answer: Awaited<PreExecuteAnswer>): PreExecuteAnswer =>
+      (answer as { kind?: unknown } | null | undefined)?.kind === 'allow' ? once() : answer
+    const answer = listener(exec, once)
+    return isThenable(answer) ? (Promise.resolve(answer).then(decide) as PreExecuteAnswer) : decide(answer as Awaited<PreExecuteAnswer>)
+  }
 }
 
 /**

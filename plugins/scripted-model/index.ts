@@ -122,22 +122,57 @@ export class ScriptedModel extends Service {
   }
 }
 
-/** The parts of a response that needs no waiting, in stream order. */
-function partsOf(entry: ScriptedResponse): StreamPart[] {
-  const parts: StreamPart[] = []
-  if (entry.text) parts.push({ type: 'text-delta', text: entry.text })
-  if (entry.deltas) for (const text of entry.deltas) if (text) parts.push({ type: 'text-delta', text })
-  // indexed, and no empty list for a response without calls: every model call of a benchmark runs this
-  const calls = entry.toolCalls
-  if (calls) {
-    for (let i = 0; i < calls.length; i++) {
-      const call = calls[i]!
-      parts.push({ type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) })
-    }
+/**
+ * The parts of a response that needs no waiting, in stream order, each made when it is reached:
+ * a long `deltas` list is read by index, as a real adapter yields parts as they come, instead of
+ * being turned into a list of parts that lives as long as the stream.
+ */
+class ResponseParts {
+  private declare readonly entry: ScriptedResponse
+  // what comes next: 0 `text`, 1 `deltas` (from `index`), 2 `toolCalls` (from `index`), 3 the finish, 4 nothing
+  private declare stage: number
+  private declare index: number
+
+  constructor(entry: ScriptedResponse) {
+    this.entry = entry
+    this.stage = 0
+    this.index = 0
   }
-  const reason: FinishReason = entry.finish ?? (calls?.length ? 'tool-calls' : 'stop')
-  parts.push(entry.usage ? { type: 'finish', reason, usage: entry.usage } : { type: 'finish', reason })
-  return parts
+
+  /** The next part, or `undefined` once the finish was handed out. */
+  next(): StreamPart | undefined {
+    const { entry } = this
+    if (this.stage === 0) {
+      this.stage = 1
+      const text = entry.text
+      if (text) return { type: 'text-delta', text }
+    }
+    if (this.stage === 1) {
+      const deltas = entry.deltas
+      if (deltas) {
+        while (this.index < deltas.length) {
+          const text = deltas[this.index++]
+          if (text) return { type: 'text-delta', text }
+        }
+      }
+      this.stage = 2
+      this.index = 0
+    }
+    const calls = entry.toolCalls
+    if (this.stage === 2) {
+      if (calls && this.index < calls.length) {
+        const call = calls[this.index++]!
+        return { type: 'tool-call', id: call.id ?? newCallId(), name: call.name, arguments: toArguments(call.arguments) }
+      }
+      this.stage = 3
+    }
+    if (this.stage === 3) {
+      this.stage = 4
+      const reason: FinishReason = entry.finish ?? (calls?.length ? 'tool-calls' : 'stop')
+      return entry.usage ? { type: 'finish', reason, usage: entry.usage } : { type: 'finish', reason }
+    }
+    return undefined
+  }
 }
 
 /** A `'hang'` entry, or one with a `delayMs`: the only answers that wait. */
@@ -148,29 +183,29 @@ async function* waitingParts(entry: ScriptedResponse | 'hang', signal: AbortSign
     return
   }
   if (entry.delayMs) await delay(entry.delayMs, signal)
-  yield* partsOf(entry)
+  const parts = new ResponseParts(entry)
+  for (let part = parts.next(); part; part = parts.next()) yield part
 }
 
 /**
  * One model call's stream. Like an async generator, it takes its entry on the first `next()`
  * (a throw there rejects that `next()`), but a response that needs no waiting is handed out
- * part by part from a list: an async generator costs a suspension and two promises per part
- * (≈ 1.1 KB a scripted turn).
+ * part by part, one resolved promise each: an async generator costs a suspension and two
+ * promises per part (≈ 1.1 KB a scripted turn).
  */
 class ScriptedStream implements AsyncIterableIterator<StreamPart> {
   // `private`, `declare`d and assigned in the constructor: `#` fields (and initializers) compile to
   // an initializer function that every model call would call once more (the stream is internal)
   private declare readonly take: (request: ModelRequest) => ScriptedResponse | 'hang'
   private declare readonly request: ModelRequest
-  private declare parts: StreamPart[] | undefined
-  private declare index: number
+  /** `null` once the stream is over (or its entry could not be taken). */
+  private declare parts: ResponseParts | null | undefined
   private declare waiting: AsyncGenerator<StreamPart> | undefined
 
   constructor(take: (request: ModelRequest) => ScriptedResponse | 'hang', request: ModelRequest) {
     this.take = take
     this.request = request
     this.parts = undefined
-    this.index = 0
     this.waiting = undefined
   }
 
@@ -180,26 +215,28 @@ class ScriptedStream implements AsyncIterableIterator<StreamPart> {
 
   next(): Promise<IteratorResult<StreamPart>> {
     if (this.waiting) return this.waiting.next()
-    if (!this.parts) {
+    if (this.parts === undefined) {
       try {
         const entry = this.take(this.request)
         if (entry === 'hang' || entry.delayMs) {
           this.waiting = waitingParts(entry, this.request.signal)
           return this.waiting.next()
         }
-        this.parts = partsOf(entry)
+        this.parts = new ResponseParts(entry)
       } catch (error) {
-        this.parts = []
+        this.parts = null
         return Promise.reject(error)
       }
     }
-    const parts = this.parts
-    return Promise.resolve(this.index < parts.length ? { value: parts[this.index++], done: false } : { value: undefined, done: true })
+    const part = this.parts?.next()
+    if (part) return Promise.resolve({ value: part, done: false })
+    this.parts = null
+    return Promise.resolve({ value: undefined, done: true })
   }
 
   return(): Promise<IteratorResult<StreamPart>> {
     if (this.waiting) return this.waiting.return(undefined)
-    this.parts = []
+    this.parts = null
     return Promise.resolve({ value: undefined, done: true })
   }
 }

@@ -225,6 +225,34 @@ describe('runSandboxed', () => {
       })
     })
 
+    it(`lets each of ${MAX_CALLS_IN_FLIGHT} binding calls in flight listen to its signal without a MaxListenersExceededWarning`, async () => {
+      const { binding, calls } = heldBinding()
+      let capReached!: () => void
+      const reached = new Promise<void>((resolve) => (capReached = resolve))
+      const wait: SandboxBinding = (args, signal) => {
+        const pending = binding(args, signal)
+        if (calls.length === MAX_CALLS_IN_FLIGHT) capReached()
+        return pending
+      }
+      const warnings: Error[] = []
+      const onWarning = (warning: Error) => warnings.push(warning)
+      process.on('warning', onWarning)
+      try {
+        const running = runSandboxed({
+          code: `return (await Promise.all(Array.from({ length: ${MAX_CALLS_IN_FLIGHT} }, (_, i) => tools.wait(i)))).length`,
+          bindings: { wait },
+        })
+        await reached
+        for (const call of calls) call.resolve(call.args)
+        expect(await running).to.deep.equal({ ok: true, value: MAX_CALLS_IN_FLIGHT })
+        // a warning is emitted on a later tick
+        await new Promise((resolve) => setImmediate(resolve))
+      } finally {
+        process.off('warning', onWarning)
+      }
+      expect(warnings.map(String)).to.deep.equal([])
+    })
+
     it('runs binding calls one after another when the program awaits each in turn', async () => {
       const order: string[] = []
       const step: SandboxBinding = async (args) => {

@@ -123,5 +123,13 @@ describe('registrations for one agent, without its context (registerFor, guardFo
     expect(read).to.deep.equal([first, second])
     expect(listenersOf(agent, 'tools/post-execute')).to.deep.equal([])
   })
+
+  it('rejects reading back the listeners of an event that is not about one agent with a TypeError naming the event', async () => {
+    // such a listener registered through the agent's context is a global one: an empty answer would be wrong
+    const s = await scene()
+    const { agent } = await s.create()
+    agent.ctx.on('subagent/setup', () => undefined)
+    expect(() => listenersOf(agent, 'subagent/setup')).to.throw(TypeError, '"subagent/setup" is not an event about one agent')
+  })
 })
 

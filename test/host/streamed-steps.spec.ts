@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { isCompactDelta, plainDeltasPerStep } from '../../lib/streamed-steps.ts'
+import { textChunkLength } from '../../lib/text-pieces.ts'
 import type { Agent, ModelRequest, SessionEvent, StreamPart } from '../../lib/types.ts'
 import { lastOf, runTurn, type Scene, scene } from '../support/scene.ts'
 
@@ -84,6 +85,30 @@ describe('streamed steps in the session log (issue 15, SPEC §1.2 and §1.4)', (
     const { events } = agent.session
     expect(events.map((event) => event.seq)).to.deep.equal(events.map((_, i) => i))
     expect(deltasOf(agent).map((event) => event.data)).to.deep.equal(piecesOf(long).map((text) => ({ turn: 1, step: 1, text })))
+  })
+
+  it('reads every delta of a step longer than one chunk of pieces, live and from its message', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const heard = recordLive(s, agent)
+    const pieces = piecesOf(textChunkLength + plainDeltasPerStep + 8)
+    s.scripted.push({ deltas: pieces })
+    await runTurn(agent)
+    const expected = pieces.map((text) => ({ turn: 1, step: 1, text }))
+    const live = heard.map((json) => JSON.parse(json) as SessionEvent).filter((event) => event.type === 'assistant/delta')
+    expect(live.map((event) => event.data)).to.deep.equal(expected)
+    expect(deltasOf(agent).map((event) => event.data)).to.deep.equal(expected)
+    expect(lastOf(agent, 'assistant/message')).to.deep.equal({ turn: 1, step: 1, content: [{ type: 'text', text: pieces.join('') }] })
+  })
+
+  it('keeps every delta of a step longer than one chunk readable when it failed before its message', async () => {
+    const s = await scene()
+    const pieces = piecesOf(textChunkLength + plainDeltasPerStep + 8)
+    const unregister = streamThenStop(s, pieces, new Error('upstream reset'))
+    const { agent } = await s.create({ agentOptions: { provider: 'stream-then-stop', model: 'm' } })
+    await runTurn(agent)
+    expect(deltasOf(agent).map((event) => event.data)).to.deep.equal(pieces.map((text) => ({ turn: 1, step: 1, text })))
+    unregister()
   })
 
   it('reads the deltas of a long interrupted step from its interrupted message', async () => {

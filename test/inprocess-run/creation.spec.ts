@@ -93,6 +93,8 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
       // a WeakRef's target stays alive until the job that made (or read) it has ended
       await new Promise(setImmediate)
       await heapAfterGc()
+      // the start made its handle through the wrapper: else the check below would pass on nothing
+      expect(handle).to.be.instanceOf(WeakRef)
       expect(handle?.deref()).to.equal(undefined)
       await run.dispose()
       expect(host.root.agents.get(run.id)).to.equal(undefined)

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import type { Events } from 'cordis'
 import type { Agent, ToolDefinition, ToolExecution } from '../../lib/types.ts'
 import { createDriverHost, type DriverHost } from '../support/driver.ts'
 import { rejectionOf } from '../support/scene.ts'
@@ -149,6 +150,40 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
     await run.result
     expect(toolResults(run.agent)).to.deep.equal([deniedShell])
     await run.dispose()
+  })
+
+  /** A child whose own `subagent/setup` listener denies `shell`, under a parent whose listener answers `answer`. */
+  async function childDenyUnderParentAllow(answer: Events['tools/pre-execute']): Promise<unknown> {
+    const host = await hostWithTools('read', 'shell')
+    host.parent.ctx.on('tools/pre-execute', answer)
+    const off = host.root.on('subagent/setup', (child) => {
+      child.ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'shell' ? { kind: 'deny', reason: 'shell is not for this agent' } : next()))
+    })
+    host.scripted.push({ toolCalls: [{ name: 'shell', arguments: {} }] }, { text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    await run.result
+    const results = toolResults(run.agent)
+    await run.dispose()
+    off()
+    return results
+  }
+
+  it("keeps the child's own deny when the parent's inherited listener answers allow without next()", async () => {
+    const results = await childDenyUnderParentAllow((exec, next) => (exec.name === 'shell' ? { kind: 'allow' } : next()))
+    expect(results).to.deep.equal([deniedShell])
+  })
+
+  it("keeps the child's own deny when the parent's inherited listener resolves to allow without next()", async () => {
+    const results = await childDenyUnderParentAllow(async (exec, next) => (exec.name === 'shell' ? { kind: 'allow' } : next()))
+    expect(results).to.deep.equal([deniedShell])
+  })
+
+  it("keeps the child's own deny when the parent's inherited listener calls next() and answers allow anyway", async () => {
+    const results = await childDenyUnderParentAllow(async (_exec, next) => {
+      await next()
+      return { kind: 'allow' }
+    })
+    expect(results).to.deep.equal([deniedShell])
   })
 
   it("keeps the flat scope without inheritRestrictions: the parent's guard does not reach the child", async () => {

@@ -52,6 +52,29 @@ describe('ScriptedModel.push: response entries (SPEC §1.7)', () => {
     ])
   })
 
+  it('reads deltas one element per part as the stream goes, not the whole list up front', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    const read: number[] = []
+    const deltas = new Proxy(['a', '', 'b', 'c'], {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) read.push(Number(key))
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    s.scripted.push({ deltas })
+    const parts = adapterOf(s).stream(request(agent))[Symbol.asyncIterator]()
+    const first = await parts.next()
+    const readAfterFirst = [...read]
+    const second = await parts.next()
+    expect({ first: first.value, readAfterFirst, second: second.value, read }).to.deep.equal({
+      first: { type: 'text-delta', text: 'a' },
+      readAfterFirst: [0],
+      second: { type: 'text-delta', text: 'b' },
+      read: [0, 1, 2],
+    })
+  })
+
   it('finishes with stop when there are no tool calls', async () => {
     const s = await scene()
     const { agent } = await s.create()

@@ -13,14 +13,13 @@ import type {
   StreamPart,
   ToolCallBlock,
   TurnEndReason,
-  Usage,
 } from '../../../lib/types.ts'
 import type { Models } from '../models/index.ts'
 import { type AgentScope, type HookDispatcher, kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { SystemPrompt } from '../system-prompt/index.ts'
 import type { Tools } from '../tools/index.ts'
-import { plainDeltasPerStep, StreamedStep } from '../../../lib/streamed-steps.ts'
+import { StepParts } from './step-parts.ts'
 import { runStepCalls } from './tool-calls.ts'
 import { TurnModelRequest } from './model-request.ts'
 import type { TurnState } from './turn-state.ts'
@@ -146,10 +145,6 @@ export async function runTurn(agent: TurnSubject, state: TurnState, services: Lo
   }
 }
 
-function malformed(provider: string, problem: string): SubagentError {
-  return new SubagentError('MODEL_FAILED', `model adapter for provider "${provider}" yielded a malformed part: ${problem}`)
-}
-
 /** The stream's iterator; throws a clear error for an adapter that returned no async iterable. */
 function iterate(stream: unknown, provider: string): AsyncIterator<StreamPart> {
   const method = (stream as { [Symbol.asyncIterator]?: unknown } | null | undefined)?.[Symbol.asyncIterator]
@@ -157,44 +152,6 @@ function iterate(stream: unknown, provider: string): AsyncIterator<StreamPart> {
     throw new SubagentError('MODEL_FAILED', `model adapter for provider "${provider}" returned no async iterable`)
   }
   return method.call(stream) as AsyncIterator<StreamPart>
-}
-
-function nameOf(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value
-}
-
-function isTokenCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0
-}
-
-/*
- * A part is checked as it is read, each field once, against SPEC §1.7's union: session events are
- * JSON with the documented field types, so nothing an adapter yields may carry other values into
- * them, and what was checked is what the step's events and message are built from (they are
- * appended without another walk).
- */
-
-/** A `tool-call` part's call, each field read once; throws `MODEL_FAILED` naming the first bad one. */
-function readToolCall(part: Record<string, unknown>, provider: string): ToolCallBlock {
-  const id = part.id
-  if (typeof id !== 'string') throw malformed(provider, `tool-call id must be a string, got ${nameOf(id)}`)
-  const name = part.name
-  if (typeof name !== 'string') throw malformed(provider, `tool-call name must be a string, got ${nameOf(name)}`)
-  const args = part.arguments
-  if (typeof args !== 'string') throw malformed(provider, `tool-call arguments must be a string, got ${nameOf(args)}`)
-  return { type: 'tool-call', id, name, arguments: args }
-}
-
-/** A `finish` part's usage as a fresh `Usage` (each count read once), or `undefined` without one. */
-function readUsage(usage: unknown, provider: string): Usage | undefined {
-  if (usage === undefined) return undefined
-  const problem = 'finish usage must have non-negative finite inputTokens and outputTokens'
-  if (typeof usage !== 'object' || usage === null) throw malformed(provider, problem)
-  const inputTokens = (usage as Partial<Usage>).inputTokens
-  if (!isTokenCount(inputTokens)) throw malformed(provider, problem)
-  const outputTokens = (usage as Partial<Usage>).outputTokens
-  if (!isTokenCount(outputTokens)) throw malformed(provider, problem)
-  return { inputTokens, outputTokens }
 }
 
 interface ModelOutcome {
@@ -228,18 +185,6 @@ async function callModel(
   const system = services.systemPrompt.assemble(agent).text
   const schemas = services.tools.schemas(agent)
   const request = new TurnModelRequest(agent, model, system, agent.messages(), schemas, maxTokens, state)
-  // the first delta's text as it is; from the second on, every piece, joined once at the end:
-  // `+=` over a long stream would leave the message's text a chain of that many string pieces
-  // (32 B each), held as long as the session is
-  let text = ''
-  let pieces: string[] | undefined
-  // the step's compact deltas, past its first `plainDeltasPerStep`; `null` once an event of
-  // someone else's came between two deltas (the rest of the step stays plain)
-  let stream: StreamedStep | null | undefined
-  // made on the first tool call: a step without one needs no list
-  let calls: ToolCallBlock[] | undefined
-  let finish: 'stop' | 'tool-calls' | 'max-tokens' = 'stop'
-  let usage: Usage | undefined
   // the last word before the send, in the same synchronous stretch: a budget counts the request
   // here (SPEC §9: when sent, whether or not it succeeds) and may still stop it
   const { dispatcher, meters } = services
@@ -252,58 +197,24 @@ async function callModel(
     if (stop) return { end: budgetEnd(stop), calls: [] }
   }
   const parts = iterate(adapter.stream(request), provider)
+  const read = new StepParts(provider, session, turn, step)
   try {
-    while (true) {
-      const next = await state.race(parts.next())
-      if (typeof next !== 'object' || next === null) throw malformed(provider, 'its iterator returned a non-object')
-      if (next.done) break
-      const part: unknown = next.value
-      // a part that arrives after the abort is not part of the interrupted message
-      if (state.aborted) throw state.reason
-      if (typeof part !== 'object' || part === null) throw malformed(provider, `expected an object, got ${nameOf(part)}`)
-      const fields = part as Record<string, unknown>
-      const type = fields.type
-      if (type === 'text-delta') {
-        const delta = fields.text
-        if (typeof delta !== 'string') throw malformed(provider, `text-delta text must be a string, got ${nameOf(delta)}`)
-        if (!delta) continue
-        if (pieces) pieces.push(delta)
-        else if (text) pieces = [text, delta]
-        else text = delta
-        if (pieces && pieces.length > plainDeltasPerStep && stream !== null) {
-          stream ??= new StreamedStep(turn, step, pieces, pieces.length - 1, session.events.length)
-          if (session.appendStreamed(stream)) continue
-          stream = null
-        }
-        session.appendDelta(turn, step, delta)
-      } else if (type === 'tool-call') {
-        const call = readToolCall(fields, provider)
-        // the first as a literal of one: an empty array's first push reserves room for 17
-        if (calls) calls.push(call)
-        else calls = [call]
-      } else if (type === 'finish') {
-        const { reason, usage: counts } = fields
-        if (reason !== 'stop' && reason !== 'tool-calls' && reason !== 'max-tokens') {
-          throw malformed(provider, `finish reason must be "stop", "tool-calls" or "max-tokens", got ${nameOf(reason)}`)
-        }
-        finish = reason
-        usage = readUsage(counts, provider)
-      } else throw malformed(provider, `unknown part type ${nameOf(type)}`)
-    }
+    await state.read(parts, read)
   } catch (error) {
     // let the adapter clean up, without waiting for one that ignores its signal
     Promise.resolve()
       .then(() => parts.return?.())
       .catch(() => {})
     if (!state.aborted) return { end: failure(error), calls: [] }
-    const streamed = pieces ? pieces.join('') : text
+    const streamed = read.streamed()
     const content: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : []
     session.append('assistant/message', { turn, step, content, interrupted: true })
-    stream?.settle(streamed)
+    read.settle(streamed)
     return { end: aborted(state), calls: [] }
   }
+  const { calls, finish, usage } = read
   const truncated = finish === 'max-tokens'
-  const streamed = pieces ? pieces.join('') : text
+  const streamed = read.streamed()
   // a truncated step's tool calls are incomplete: drop them. Exact-size arrays (the message is
   // held as long as the session is): pushing calls onto `[]` would reserve room for 17
   const kept = truncated ? undefined : calls
@@ -319,7 +230,7 @@ async function callModel(
   // every piece was checked as it was read (text, calls, the usage copy): no JSON-data walk
   session.appendMessage('assistant/message', usage ? { turn, step, content, usage } : { turn, step, content })
   // from now on the compact deltas read their text from the message's
-  stream?.settle(streamed)
+  read.settle(streamed)
   if (truncated) return { end: { kind: 'max-tokens' }, calls: [] }
   return calls ? { calls } : noCalls
 }
