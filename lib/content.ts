@@ -4,7 +4,8 @@
  */
 import type { ContentBlock } from './types.ts'
 
-function kindOf(value: unknown): string {
+/** A value's kind as a message names it: `null`, `array`, or its `typeof`. */
+export function kindOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value
 }
 

@@ -63,9 +63,21 @@ export function ajvViolations(schema: object, value: unknown): string[] {
   return [...new Set(compileWithAjv(schema)(value))]
 }
 
-/** `invalid arguments: <v1>; <v2>` (SPEC §3), for a non-empty list of violations. */
+/**
+ * Violations an `invalid arguments` text lists at most. An array argument of wrong items has one
+ * violation per item: listed whole, the text (recorded in the session, sent back to the model) was
+ * ≈ 15 times the size of the argument.
+ */
+export const MAX_LISTED_VIOLATIONS = 20
+
+/**
+ * `invalid arguments: <v1>; <v2>` (SPEC §3), for a non-empty list of violations: the first
+ * `MAX_LISTED_VIOLATIONS`, then `; … and <n> more` when there are more.
+ */
 export function formatInvalidArguments(violations: readonly string[]): string {
-  return `invalid arguments: ${violations.join('; ')}`
+  const rest = violations.length - MAX_LISTED_VIOLATIONS
+  if (rest <= 0) return `invalid arguments: ${violations.join('; ')}`
+  return `invalid arguments: ${violations.slice(0, MAX_LISTED_VIOLATIONS).join('; ')}; … and ${rest} more`
 }
 
 function compile(schema: object): Validator {

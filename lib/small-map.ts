@@ -65,6 +65,17 @@ export class SmallMap<K, V> {
     return entries.length === 2 ? (entries[1] as V) : undefined
   }
 
+  /** True when `test` holds for some value (asked in insertion order, stopping at the first). */
+  someValue(test: (value: V) => boolean): boolean {
+    if (this.#large) {
+      for (const value of this.#large.values()) if (test(value)) return true
+      return false
+    }
+    const entries = this.#entries
+    for (let i = 1; i < entries.length; i += 2) if (test(entries[i] as V)) return true
+    return false
+  }
+
   /** The keys, in insertion order, as they were when the iteration started. */
   *keys(): IterableIterator<K> {
     if (this.#large) {

@@ -6,7 +6,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { updateInPlace } from '../host/index.ts'
 import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
-import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from './sandbox.ts'
+import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, DEFAULT_WAITING_ARGUMENT_BYTES, MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from './sandbox.ts'
 import { locateInterpreterWasm } from './interpreter-code.ts'
 import { SandboxPool } from './worker-pool.ts'
 import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
@@ -15,6 +15,7 @@ import { runCodeTool } from './tool.ts'
 export {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_WAITING_ARGUMENT_BYTES,
   MAX_MEMORY_BYTES,
   MIN_MEMORY_BYTES,
   runSandboxed,
@@ -22,6 +23,7 @@ export {
   type SandboxOptions,
   type SandboxOutcome,
   sandboxMessages,
+  waitingArgumentsMessage,
 } from './sandbox.ts'
 export { liveSandboxWorkers, SandboxPool } from './worker-pool.ts'
 export { bindingsFor, describeRunCode, type RunCodeArgs, type RunCodeLimits, TOOL_NAME, TOOL_PARAMETERS, toolParameters } from './tool.ts'
@@ -55,12 +57,14 @@ export namespace CodeMode {
   export interface Config {
     timeoutMs: number
     memoryBytes: number
+    maxWaitingArgumentBytes?: number
     locale?: Locale
   }
   export const Config: Schema<Config> = localizeConfig(
     Schema.object({
       timeoutMs: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(DEFAULT_TIMEOUT_MS),
       memoryBytes: Schema.natural().min(MIN_MEMORY_BYTES).max(MAX_MEMORY_BYTES).default(DEFAULT_MEMORY_BYTES),
+      maxWaitingArgumentBytes: Schema.natural().max(Number.MAX_SAFE_INTEGER).default(DEFAULT_WAITING_ARGUMENT_BYTES),
       locale: localeOption(),
     }),
     'codeMode',

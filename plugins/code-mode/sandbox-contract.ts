@@ -26,6 +26,19 @@ export const STACK_BYTES = 256 * 1024
  */
 export const MAX_CALLS_IN_FLIGHT = 32
 
+/**
+ * Default of `maxWaitingArgumentBytes`: the argument text (UTF-8 bytes) that the calls of one run
+ * waiting for a place (`MAX_CALLS_IN_FLIGHT`) may hold together on the host. A program's un-awaited
+ * calls with multi-MB arguments grew the host's memory by ≈ 100 MB a run at the default time limit,
+ * and without bound with a long one; a call past the limit fails in the program instead.
+ */
+export const DEFAULT_WAITING_ARGUMENT_BYTES = 32 * 1024 * 1024
+
+/** A binding call refused because the arguments waiting for a place would pass the limit. */
+export function waitingArgumentsMessage(bytes: number, max: number): string {
+  return `tool call refused: ${MAX_CALLS_IN_FLIGHT} calls are in flight and the arguments waiting for a place would reach ${bytes} bytes, over the limit of ${max}; await earlier calls before starting more`
+}
+
 /** Every message a failed run can carry; each is pinned by a test. */
 export const sandboxMessages = {
   timeout: (ms: number): string => `run_code timed out after ${ms} ms`,

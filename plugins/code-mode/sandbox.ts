@@ -10,10 +10,12 @@ import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_WAITING_ARGUMENT_BYTES,
   MAX_CALLS_IN_FLIGHT,
   MAX_MEMORY_BYTES,
   MIN_MEMORY_BYTES,
   sandboxMessages,
+  waitingArgumentsMessage,
 } from './sandbox-contract.ts'
 import { SandboxPool } from './worker-pool.ts'
 import type { BindingCall, EncodedResult, HostMessage, SandboxOutcome, WorkerMessage } from './worker-protocol.ts'
@@ -23,11 +25,13 @@ import { programCode } from './errors.ts'
 export {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_WAITING_ARGUMENT_BYTES,
   MAX_CALLS_IN_FLIGHT,
   MAX_MEMORY_BYTES,
   MIN_MEMORY_BYTES,
   STACK_BYTES,
   sandboxMessages,
+  waitingArgumentsMessage,
 } from './sandbox-contract.ts'
 export type { SandboxOutcome } from './worker-protocol.ts'
 
@@ -46,6 +50,11 @@ export interface SandboxOptions {
   timeoutMs?: number
   /** Heap the program may use, on top of the interpreter's fixed base. Default 32 MiB. */
   memoryBytes?: number
+  /**
+   * Argument text (UTF-8 bytes) the calls waiting for a place may hold together; a call that would
+   * pass it is refused in the program (`waitingArgumentsMessage`). Default 32 MiB.
+   */
+  maxWaitingArgumentBytes?: number
   signal?: AbortSignal
   /** The workers to run on; a process-wide pool when absent. */
   pool?: SandboxPool
@@ -72,16 +81,26 @@ let runCounter = 0
 export async function runSandboxed(options: SandboxOptions): Promise<SandboxOutcome> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES
+  const maxWaitingArgumentBytes = options.maxWaitingArgumentBytes ?? DEFAULT_WAITING_ARGUMENT_BYTES
   if (!isTimerDelay(timeoutMs)) {
     throw new RangeError(`run_code timeoutMs must be a positive number of at most ${MAX_TIMER_DELAY_MS}`)
   }
   if (!Number.isSafeInteger(memoryBytes) || memoryBytes < MIN_MEMORY_BYTES || memoryBytes > MAX_MEMORY_BYTES) {
     throw new RangeError(`run_code memoryBytes must be an integer from ${MIN_MEMORY_BYTES} to ${MAX_MEMORY_BYTES}`)
   }
+  if (!Number.isSafeInteger(maxWaitingArgumentBytes) || maxWaitingArgumentBytes < 0) {
+    throw new RangeError('run_code maxWaitingArgumentBytes must be a non-negative safe integer')
+  }
   if (typeof options.code !== 'string') throw new TypeError('run_code code must be a string')
   if (options.signal?.aborted) return { ok: false, error: sandboxMessages.aborted }
   const pool = options.pool ?? (sharedPool ??= new SandboxPool())
-  return new HostedRun(pool, { ...options, timeoutMs, memoryBytes }).execute()
+  return new HostedRun(pool, { ...options, timeoutMs, memoryBytes, maxWaitingArgumentBytes }).execute()
+}
+
+/** A call waiting for a place, with the UTF-8 bytes of its argument text. */
+interface WaitingCall {
+  call: BindingCall
+  bytes: number
 }
 
 /** One run on a worker, seen from the host thread. */
@@ -91,8 +110,10 @@ class HostedRun {
   /** Binding calls in flight, by the worker's call number. */
   private readonly pending = new Map<number, Promise<void>>()
   /** Calls waiting for one of the `MAX_CALLS_IN_FLIGHT` places, in arrival order (`waitingHead` next). */
-  private waiting: BindingCall[] = []
+  private waiting: WaitingCall[] = []
   private waitingHead = 0
+  /** The UTF-8 bytes of the waiting calls' argument texts, together. */
+  private waitingBytes = 0
   /** Aborted when the run is stopped; handed to every binding call. */
   private readonly controller = new AbortController()
   private timer?: ReturnType<typeof setTimeout>
@@ -104,7 +125,7 @@ class HostedRun {
 
   constructor(
     private readonly pool: SandboxPool,
-    private readonly options: SandboxOptions & { timeoutMs: number; memoryBytes: number },
+    private readonly options: SandboxOptions & { timeoutMs: number; memoryBytes: number; maxWaitingArgumentBytes: number },
   ) {
     // every call in flight may listen to the run's signal once: by design, not a leak, so Node's
     // default of 10 would warn about a program's ordinary `Promise.all` of tool calls
@@ -168,21 +189,36 @@ class HostedRun {
     void this.finish({ ok: false, error }, false)
   }
 
-  /** Starts the call now, or once a place is free (see `MAX_CALLS_IN_FLIGHT`). */
+  /**
+   * Starts the call now, or once a place is free (see `MAX_CALLS_IN_FLIGHT`); refuses it in the
+   * program when its arguments would bring the waiting ones past `maxWaitingArgumentBytes`.
+   */
   private admitCall(call: BindingCall): void {
-    if (this.pending.size < MAX_CALLS_IN_FLIGHT) this.startCall(call.call, call.name, call.args)
-    else this.waiting.push(call)
+    if (this.pending.size < MAX_CALLS_IN_FLIGHT) {
+      this.startCall(call.call, call.name, call.args)
+      return
+    }
+    const bytes = call.args === undefined ? 0 : Buffer.byteLength(call.args)
+    const total = this.waitingBytes + bytes
+    const max = this.options.maxWaitingArgumentBytes
+    if (total > max) {
+      this.post({ type: 'settle', run: this.run, call: call.call, result: { error: { message: waitingArgumentsMessage(total, max) } } })
+      return
+    }
+    this.waitingBytes = total
+    this.waiting.push({ call, bytes })
   }
 
   /** A call settled: the first waiting one takes its place. A finished run starts none. */
   private startWaiting(): void {
     if (this.isFinished || this.waitingHead === this.waiting.length) return
-    const next = this.waiting[this.waitingHead++]!
+    const { call, bytes } = this.waiting[this.waitingHead++]!
+    this.waitingBytes -= bytes
     if (this.waitingHead === this.waiting.length) {
       this.waiting = []
       this.waitingHead = 0
     }
-    this.startCall(next.call, next.name, next.args)
+    this.startCall(call.call, call.name, call.args)
   }
 
   private startCall(call: number, name: string, argsJson: string | undefined): void {
@@ -242,6 +278,7 @@ class HostedRun {
     // calls still waiting for a place never start: nobody will read their results
     this.waiting = []
     this.waitingHead = 0
+    this.waitingBytes = 0
     this.controller.abort(new SubagentError('ABORTED', 'run_code ended'))
     await Promise.all(this.pending.values())
     this.resolve(outcome)

@@ -16,6 +16,8 @@ export const TOOL_NAME = 'run_code'
 export interface RunCodeLimits {
   timeoutMs: number
   memoryBytes: number
+  /** See `SandboxOptions.maxWaitingArgumentBytes`; the sandbox's default when absent. */
+  maxWaitingArgumentBytes?: number
 }
 
 /** The tool description the model sees, with the configured limits in it, in `locale`. */
@@ -97,6 +99,7 @@ export function runCodeTool(tools: Tools, limits: RunCodeLimits, pool: SandboxPo
         bindings: bindingsFor(tools, exec),
         timeoutMs: limits.timeoutMs,
         memoryBytes: limits.memoryBytes,
+        maxWaitingArgumentBytes: limits.maxWaitingArgumentBytes,
         signal: exec.signal,
         pool,
       })

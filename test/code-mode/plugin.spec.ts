@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { ToolExecution } from '../../lib/types.ts'
 import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, MAX_MEMORY_BYTES, liveSandboxWorkers, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
+import { MAX_CALLS_IN_FLIGHT } from '../../plugins/code-mode/sandbox.ts'
 import { createHost } from '../support/harness.ts'
 import { createFixture, textOf } from './fixture.ts'
 
@@ -298,6 +299,49 @@ describe('CodeMode plugin', () => {
       )
       expect(String(error)).to.include('memoryBytes').and.include(String(MAX_MEMORY_BYTES))
       expect(host.root.tools.get('run_code')).to.equal(undefined)
+    })
+
+    it('rejects a negative maxWaitingArgumentBytes in its config, naming the field', async () => {
+      const host = await createHost()
+      const fiber = host.root.plugin(CodeMode, { timeoutMs: 5000, memoryBytes: DEFAULT_MEMORY_BYTES, maxWaitingArgumentBytes: -1 })
+      const error = await fiber.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      )
+      expect(String(error)).to.include('maxWaitingArgumentBytes')
+      expect(host.root.tools.get('run_code')).to.equal(undefined)
+    })
+
+    it('defaults maxWaitingArgumentBytes to 32 MiB', () => {
+      expect(CodeMode.Config({ timeoutMs: 5000, memoryBytes: DEFAULT_MEMORY_BYTES }).maxWaitingArgumentBytes).to.equal(32 * 1024 * 1024)
+    })
+
+    it('refuses a program\'s binding call past its configured maxWaitingArgumentBytes', async () => {
+      const fixture = await createFixture({ maxWaitingArgumentBytes: 0 })
+      const releases: (() => void)[] = []
+      let allHeld!: () => void
+      const held = new Promise<void>((resolve) => (allHeld = resolve))
+      fixture.host.root.tools.register({
+        name: 'hold',
+        description: 'Waits to be released.',
+        parameters: { type: 'object' },
+        execute: () =>
+          new Promise<string>((resolve) => {
+            releases.push(() => resolve('released'))
+            if (releases.length === MAX_CALLS_IN_FLIGHT) allHeld()
+          }),
+      })
+      const running = fixture.runCode(`
+        const inFlight = Array.from({ length: ${MAX_CALLS_IN_FLIGHT} }, () => tools.hold({}))
+        let refused
+        try { await tools.search({ q: 'a' }) } catch (error) { refused = error.message }
+        await Promise.all(inFlight)
+        return refused`)
+      await held
+      for (const release of releases) release()
+      expect(textOf(await running)).to.equal(
+        'tool call refused: 32 calls are in flight and the arguments waiting for a place would reach 9 bytes, over the limit of 0; await earlier calls before starting more',
+      )
     })
 
     it('quotes its default description and parameter schema in the README', () => {

@@ -143,6 +143,88 @@ describe('runSandboxed', () => {
       expect(await running).to.deep.equal({ ok: true, value: total })
     })
 
+    /** A binding that holds calls with the argument "x" until the test settles them and answers any other at once with its length. */
+    function holdingX(): { binding: SandboxBinding; held: HeldCall[]; whenHeld(count: number): Promise<void> } {
+      const { binding, calls } = heldBinding()
+      const waiters: { count: number; resolve(): void }[] = []
+      const hold: SandboxBinding = (args, signal) => {
+        if (args !== 'x') return Promise.resolve(typeof args === 'string' ? args.length : null)
+        const pending = binding(args, signal)
+        for (const waiter of waiters) if (calls.length === waiter.count) waiter.resolve()
+        return pending
+      }
+      return {
+        binding: hold,
+        held: calls,
+        whenHeld: (count) => new Promise<void>((resolve) => (calls.length >= count ? resolve() : waiters.push({ count, resolve }))),
+      }
+    }
+
+    it('refuses in the program a call whose arguments would bring those waiting for a place past maxWaitingArgumentBytes', async () => {
+      const { binding, held, whenHeld } = holdingX()
+      const running = runSandboxed({
+        code: `
+          const inFlight = Array.from({ length: ${MAX_CALLS_IN_FLIGHT} }, () => tools.hold('x'))
+          const waiting = tools.hold('a'.repeat(40))
+          let refused
+          try { await tools.hold('b'.repeat(40)) } catch (error) { refused = error.message }
+          await Promise.all(inFlight)
+          return [refused, await waiting]`,
+        bindings: { hold: binding },
+        maxWaitingArgumentBytes: 64,
+      })
+      await whenHeld(MAX_CALLS_IN_FLIGHT)
+      for (const call of held) call.resolve(1)
+      expect(await running).to.deep.equal({
+        ok: true,
+        value: [
+          'tool call refused: 32 calls are in flight and the arguments waiting for a place would reach 84 bytes, over the limit of 64; await earlier calls before starting more',
+          40,
+        ],
+      })
+    })
+
+    it('counts the arguments of a waiting call no longer once it has started', async () => {
+      const { binding, held, whenHeld } = holdingX()
+      const running = runSandboxed({
+        code: `
+          const inFlight = Array.from({ length: ${MAX_CALLS_IN_FLIGHT} }, () => tools.hold('x'))
+          const first = await tools.hold('a'.repeat(40))
+          inFlight.push(tools.hold('x'))
+          const second = await tools.hold('b'.repeat(40))
+          await Promise.all(inFlight)
+          return [first, second]`,
+        bindings: { hold: binding },
+        maxWaitingArgumentBytes: 64,
+      })
+      await whenHeld(MAX_CALLS_IN_FLIGHT)
+      held[0]!.resolve(1)
+      // the 33rd held call: the program saw its first waiting call end and put the run back at the cap
+      await whenHeld(MAX_CALLS_IN_FLIGHT + 1)
+      for (const call of held.slice(1)) call.resolve(1)
+      expect(await running).to.deep.equal({ ok: true, value: [40, 40] })
+    })
+
+    it('counts the arguments of a waiting call in UTF-8 bytes', async () => {
+      const { binding, held, whenHeld } = holdingX()
+      const running = runSandboxed({
+        code: `
+          const inFlight = Array.from({ length: ${MAX_CALLS_IN_FLIGHT} }, () => tools.hold('x'))
+          let refused
+          try { await tools.hold('é'.repeat(10)) } catch (error) { refused = error.message }
+          await Promise.all(inFlight)
+          return refused`,
+        bindings: { hold: binding },
+        maxWaitingArgumentBytes: 21,
+      })
+      await whenHeld(MAX_CALLS_IN_FLIGHT)
+      for (const call of held) call.resolve(1)
+      expect(await running).to.deep.equal({
+        ok: true,
+        value: 'tool call refused: 32 calls are in flight and the arguments waiting for a place would reach 22 bytes, over the limit of 21; await earlier calls before starting more',
+      })
+    })
+
     it(`lets each of ${MAX_CALLS_IN_FLIGHT} binding calls in flight listen to its signal without a MaxListenersExceededWarning`, async () => {
       const { binding, calls } = heldBinding()
       let capReached!: () => void
@@ -369,6 +451,13 @@ describe('runSandboxed', () => {
       expect(zero).to.be.instanceOf(RangeError)
       const tiny = await runSandboxed({ code: '', bindings: {}, memoryBytes: 1024 }).catch((error: unknown) => error)
       expect(tiny).to.be.instanceOf(RangeError)
+    })
+
+    it('rejects a maxWaitingArgumentBytes that is not a non-negative safe integer with a RangeError naming it', async () => {
+      for (const maxWaitingArgumentBytes of [-1, 1.5, 2 ** 53]) {
+        const error = await runSandboxed({ code: '', bindings: {}, maxWaitingArgumentBytes }).catch((reason: unknown) => reason)
+        expect(error).to.be.instanceOf(RangeError).with.property('message', 'run_code maxWaitingArgumentBytes must be a non-negative safe integer')
+      }
     })
 
     // past them the run would time out after 1 ms, or fail to make its interpreter instance

@@ -299,6 +299,16 @@ describe('agent loop: aborted (SPEC §1.4 step 4)', () => {
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'hook', reason: 'budget spent' } } })
   })
 
+  it('throws a TypeError for a cause without a string kind, leaving the turn running', async () => {
+    const { agent } = await streamingTurn()
+    const cause = { kind: 7 } as unknown as { kind: 'user' }
+    expect(() => agent.cancel(cause)).to.throw(TypeError, 'agent cancel cause kind must be a string, got number')
+    expect(agent.status).to.equal('running')
+    agent.cancel({ kind: 'user' })
+    await agent.whenIdle()
+    expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'aborted', cause: { kind: 'user' } } })
+  })
+
   it('throws a TypeError naming the cause for a cause that is not JSON data, leaving the turn running', async () => {
     const { agent } = await streamingTurn()
     const cause = { kind: 'hook', reason: new Date(0) } as unknown as { kind: 'hook'; reason: string }

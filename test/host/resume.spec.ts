@@ -95,4 +95,62 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     expect(s.root.sessions.get('kept')).to.equal(undefined)
     expect(s.root.tools.get('scoped')).to.equal(undefined)
   })
+
+  it('rejects a stored assistant/message without content, naming its seq, type and field, and leaves no trace', async () => {
+    const s = await scene()
+    s.on('session/load', () => ({
+      header: { id: 'kept', createdAt: 1 },
+      events: [{ seq: 0, type: 'assistant/message', data: { turn: 1, step: 1 } }],
+    }))
+    const error = await rejectionOf(s.root.agents.resume('kept', options))
+    expect(error.message).to.equal('session seed event 0 "assistant/message" data.content must be an array, got undefined')
+    expect(error.code).to.equal('INVALID_SESSION')
+    expect(s.root.agents.get('kept')).to.equal(undefined)
+    expect(s.root.sessions.get('kept')).to.equal(undefined)
+  })
+
+  it('rejects a stored turn/end whose reason kind is unknown, naming its seq', async () => {
+    const s = await scene()
+    s.on('session/load', () => ({
+      ...stored,
+      events: [stored.events[0]!, { seq: 1, type: 'turn/end', data: { turn: 1, reason: { kind: 'done' } } }],
+    }))
+    const error = await rejectionOf(s.root.agents.resume('kept', options))
+    expect(error.message).to.equal(
+      'session seed event 1 "turn/end" data.reason.kind must be one of "completed", "max-tokens", "aborted", "error", "blocked", "interrupted", "budget", got "done"',
+    )
+  })
+
+  it('resumes a stored session holding an event of a type of its own, whatever its data', async () => {
+    const s = await scene()
+    s.on('session/load', () => ({ ...stored, events: [...stored.events, { seq: 2, type: 'plugin/note', data: [1, 'two'] }] }))
+    const handle = await s.root.agents.resume('kept', options)
+    expect(handle.agent.session.events.map((event) => event.type)).to.deep.equal(['turn/start', 'turn/end', 'plugin/note'])
+    await handle.dispose()
+  })
+
+  it('runs a later turn of a resumed agent whose stored events all have their shapes', async () => {
+    const s = await scene()
+    s.on('session/load', () => ({
+      header: { id: 'kept', createdAt: 1 },
+      events: [
+        { seq: 0, type: 'turn/start', data: { turn: 1, trigger: 'message' } },
+        { seq: 1, type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } },
+        { seq: 2, type: 'step/start', data: { turn: 1, step: 1 } },
+        { seq: 3, type: 'assistant/delta', data: { turn: 1, step: 1, text: 'hello' } },
+        {
+          seq: 4,
+          type: 'assistant/message',
+          data: { turn: 1, step: 1, content: [{ type: 'text', text: 'hello' }], usage: { inputTokens: 3, outputTokens: 1 } },
+        },
+        { seq: 5, type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
+      ],
+    }))
+    const { agent, dispose } = await s.root.agents.resume('kept', options)
+    s.scripted.push({ text: 'again' })
+    agent.followup('more')
+    await agent.whenIdle()
+    expect(s.scripted.requests[0]!.messages.map((message) => message.role)).to.deep.equal(['user', 'assistant', 'user'])
+    await dispose()
+  })
 })

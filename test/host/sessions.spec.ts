@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Session, SessionEvent } from '../../lib/types.ts'
-import { lastOf, rejectionOf, scene, typesOf } from '../support/scene.ts'
+import { lastOf, nextEvent, rejectionOf, scene, typesOf } from '../support/scene.ts'
 
 const badIntegers: [string, unknown][] = [
   ['-1', -1],
@@ -306,6 +306,42 @@ describe('seeded sessions (SPEC §1.2)', () => {
   it('rejects a seed that starts at seq 1', async () => {
     const s = await scene()
     expect((await rejectionOf(s.create({ seed: [{ seq: 1, type: 'note', data: {} }] }))).message).to.equal('session seed event 0 has seq 1, expected 0')
+  })
+
+  it('rejects a seeded tool/result whose isError is not a boolean, naming its seq, type and field', async () => {
+    const s = await scene()
+    const seed = [
+      { seq: 0, type: 'note', data: {} },
+      { seq: 1, type: 'tool/result', data: { turn: 1, step: 1, callId: 'c1', name: 'echo', isError: 'no', content: [] } },
+    ]
+    const error = await rejectionOf(s.create({ sessionId: 'bad', seed }))
+    expect(error.message).to.equal('session seed event 1 "tool/result" data.isError must be a boolean, got string')
+    expect(error.code).to.equal('INVALID_SESSION')
+    expect(s.root.sessions.get('bad')).to.equal(undefined)
+  })
+
+  it('rejects a frozen seeded user/message whose content block is malformed, though frozen events are shared', async () => {
+    const s = await scene()
+    const data = Object.freeze({ content: Object.freeze([Object.freeze({ type: 'text', text: 1 })]), source: Object.freeze({ kind: 'user' }) })
+    const seed = [Object.freeze({ seq: 0, type: 'user/message', data })] as unknown as SessionEvent[]
+    expect((await rejectionOf(s.create({ seed }))).message).to.equal('session seed event 0 "user/message" data.content[0] text must be a string, got number')
+  })
+
+  it('shares with a fork the events the loop wrote, a cancelled turn and a failed one included', async () => {
+    const s = await scene()
+    const parent = await s.create()
+    s.scripted.push('hang')
+    const streaming = nextEvent(s.root, parent.agent, 'assistant/delta')
+    parent.agent.followup('first')
+    await streaming
+    parent.agent.cancel({ kind: 'hook', reason: 'stop' })
+    await parent.agent.whenIdle()
+    s.scripted.push(new Error('upstream 503'))
+    parent.agent.followup('second')
+    await parent.agent.whenIdle()
+    const seed = parent.agent.session.events
+    const child = await s.create({ seed })
+    expect(child.agent.session.events.slice(0, seed.length).every((event, i) => event === seed[i])).to.equal(true)
   })
 
   for (const [label, data] of [

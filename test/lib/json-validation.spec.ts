@@ -224,4 +224,23 @@ describe('formatInvalidArguments', () => {
   it('formats a single violation', () => {
     expect(formatInvalidArguments(['value must be object'])).to.equal('invalid arguments: value must be object')
   })
+
+  it('lists the first 20 violations of a longer list, then counts the rest', () => {
+    const violations = Array.from({ length: 25 }, (_, i) => `value[${i}] must be string`)
+    const listed = violations.slice(0, 20).join('; ')
+    expect(formatInvalidArguments(violations)).to.equal(`invalid arguments: ${listed}; … and 5 more`)
+  })
+
+  it('lists all of exactly 20 violations with no count of the rest', () => {
+    const violations = Array.from({ length: 20 }, (_, i) => `value[${i}] must be string`)
+    expect(formatInvalidArguments(violations)).to.equal(`invalid arguments: ${violations.join('; ')}`)
+  })
+
+  it('lists 20 of the violations of an array argument of 10,000 wrong items and counts the rest', () => {
+    const schema = { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } } } }
+    const text = formatInvalidArguments(jsonViolations(schema, { items: new Array(10_000).fill(0) }))
+    expect(text).to.equal(
+      `invalid arguments: ${Array.from({ length: 20 }, (_, i) => `value.items[${i}] must be string`).join('; ')}; … and 9980 more`,
+    )
+  })
 })

@@ -52,6 +52,18 @@ describe('SmallMap', () => {
     expect(map.only()).to.equal(undefined)
   })
 
+  it('tells whether some value passes a test, asking in insertion order up to the first that does', () => {
+    const map = new SmallMap<string, number>().set('a', 1).set('b', 2).set('c', 3)
+    const asked: number[] = []
+    const isTwo = (value: number): boolean => {
+      asked.push(value)
+      return value === 2
+    }
+    expect(map.someValue(isTwo)).to.equal(true)
+    expect(asked).to.deep.equal([1, 2])
+    expect(map.someValue((value) => value > 3)).to.equal(false)
+  })
+
   describe('past 16 entries', () => {
     const large = () => {
       const map = new SmallMap<string, number>()
@@ -81,6 +93,10 @@ describe('SmallMap', () => {
       }
       expect(seen).to.have.length(20)
       expect(seen.at(-1)).to.equal('k19')
+    })
+
+    it('tells whether some value passes a test', () => {
+      expect([large().someValue((value) => value === 19), large().someValue((value) => value < 0)]).to.deep.equal([true, false])
     })
 
     it('finds NaN by SameValueZero, as Map does', () => {

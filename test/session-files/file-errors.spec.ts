@@ -131,6 +131,13 @@ describe('session file validation on resume', () => {
     })
   }
 
+  it('rejects a hand-edited file whose assistant/message lost its content with INVALID_SESSION, naming the event', async () => {
+    await writeLines(host.dir, 'edited', [headerLine('edited'), ...events.slice(0, 2), { seq: 2, type: 'assistant/message', data: { turn: 1, step: 1 } }])
+    const error = (await rejection('edited')) as Error & { code?: string }
+    expect([error.message, error.code]).to.deep.equal(['session seed event 2 "assistant/message" data.content must be an array, got undefined', 'INVALID_SESSION'])
+    await host.expectClean()
+  })
+
   it('rejects a file that cannot be read with the reason', async () => {
     await mkdir(join(host.dir, 'dir.jsonl'))
     const error = await rejection('dir')

@@ -94,6 +94,27 @@ describe('StructuredOutput capture (SPEC §3)', () => {
     await run.dispose()
   })
 
+  it('lists 20 violations of a capture whose array argument has 30 wrong items, then counts the rest', async () => {
+    const fixture = await createFixture()
+    const outputSchema = {
+      type: 'object',
+      properties: { tags: { type: 'array', items: { type: 'string' } } },
+      required: ['tags'],
+    } as const
+    fixture.host.scripted.push(
+      { toolCalls: [call('structured_output', { tags: new Array(30).fill(0) })] },
+      { toolCalls: [call('structured_output', { tags: ['ok'] })] },
+    )
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request({ outputSchema }))
+    await run.result
+    const listed = Array.from({ length: 20 }, (_, i) => `value.tags[${i}] must be string`).join('; ')
+    expect(toolResults(run.agent)[0]).to.deep.include({
+      isError: true,
+      content: [{ type: 'text', text: `Error: invalid arguments: ${listed}; … and 10 more` }],
+    })
+    await run.dispose()
+  })
+
   it('commits a right call that follows a wrong one in the same response', async () => {
     const fixture = await createFixture()
     fixture.host.scripted.push({

@@ -7,6 +7,7 @@ import { AgentDisposedError, thrownMessage } from '../../../lib/errors.ts'
 import { toFrozenJson } from '../../../lib/frozen-json.ts'
 import { MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { isKnownEvent } from '../../../lib/session-event.ts'
+import { cancelCauseProblem } from '../../../lib/session-event-shape.ts'
 import type {
   Agent,
   AgentOptions,
@@ -53,13 +54,21 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
   return copyContent(content, 'message content block')
 }
 
-/** `cause` as the frozen copy its turn/end holds (turn/end data → reason → cause: two levels above it). */
+/**
+ * `cause` as the frozen copy its turn/end holds (turn/end data → reason → cause: two levels above
+ * it), checked to be an object with a string `kind`: a seed or a stored session holding a cause of
+ * another shape is refused (`lib/session-event-shape.ts`), and what the loop writes must read back.
+ */
 function copyCause(cause: CancelCause): CancelCause {
+  let copy: unknown
   try {
-    return toFrozenJson(cause, MAX_JSON_DATA_DEPTH - 2) as unknown as CancelCause
+    copy = toFrozenJson(cause, MAX_JSON_DATA_DEPTH - 2)
   } catch (error) {
     throw new TypeError(`agent cancel cause must be JSON data: ${thrownMessage(error)}`, { cause: error })
   }
+  const problem = cancelCauseProblem(copy)
+  if (problem) throw new TypeError(`agent cancel cause ${problem}`)
+  return copy as CancelCause
 }
 
 /**
@@ -158,7 +167,8 @@ export class HostAgent implements Agent {
    * Cancels the running turn with `cause` (nothing when idle) and drops input queued behind it.
    * The cause goes into the turn's `turn/end` as a frozen copy: a cause that is not JSON data
    * throws a `TypeError` naming it, before anything changes (appended as it was, it would fail the
-   * turn's end and leave the agent running).
+   * turn's end and leave the agent running), and so does one that is not an object with a string
+   * `kind` (`agent cancel cause kind must be a string, got number`).
    */
   cancel(cause: CancelCause): void {
     const current = this.#current

@@ -4,6 +4,7 @@
  */
 import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
+import { eventDataProblem } from '../../../lib/session-event-shape.ts'
 import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
 import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, TurnEndReason, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
@@ -11,7 +12,11 @@ import type { AgentScope } from '../scope.ts'
 /** Called after every append of a published session. Must not throw. */
 export type AppendObserver = (session: SessionLog, event: SessionEvent) => void
 
-/** Validates a seed (contiguous `seq` from 0, string types, JSON data) and returns frozen events. */
+/**
+ * Validates a seed or a stored session (contiguous `seq` from 0, string types, JSON data, and the
+ * data shape of each event of a type the loop writes: `lib/session-event-shape.ts`) and returns
+ * frozen events. Throws `SubagentError` (`INVALID_SESSION`) naming the first bad event.
+ */
 export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
   if (!Array.isArray(seed)) throw new SubagentError('INVALID_SESSION', 'session seed must be an array of events')
   const events: SessionEvent[] = new Array(seed.length)
@@ -31,17 +36,19 @@ export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
       events[i] = event
       continue
     }
-    // events the loop wrote are already frozen JSON: share them instead of copying
     const violation = jsonDataViolation(event.data)
     if (violation) {
       const why = violation.kind === 'too-deep' ? ` nested at most ${MAX_JSON_DATA_DEPTH} levels deep` : ''
       throw new SubagentError('INVALID_SESSION', `session seed event ${i} data must be JSON data${why}`)
     }
-    if (Object.isFrozen(event) && isDeepFrozen(event.data)) {
-      events[i] = event
-      continue
-    }
-    events[i] = Object.freeze({ seq: i, type: event.type, data: deepFreeze(structuredClone(event.data)) })
+    // events the loop wrote are already frozen JSON: share them instead of copying
+    const checked =
+      Object.isFrozen(event) && isDeepFrozen(event.data) ? event : Object.freeze({ seq: i, type: event.type, data: deepFreeze(structuredClone(event.data)) })
+    // the loop's readers take a known event's fields as typed (read back malformed, every later
+    // turn failed on them); the copy is what is checked, so the check and the log see one value
+    const problem = eventDataProblem(checked.type, checked.data)
+    if (problem) throw new SubagentError('INVALID_SESSION', `session seed event ${i} ${JSON.stringify(checked.type)} ${problem}`)
+    events[i] = checked
   }
   return events
 }

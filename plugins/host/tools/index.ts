@@ -176,6 +176,10 @@ function disposedResult(agentId: string): ToolResult {
   return errorResult(error.message, error.code)
 }
 
+function isConditional(tool: ScopedTool): boolean {
+  return tool.available !== undefined
+}
+
 /** Asks a conditional tool whether `agent` may see it now; a throw hides it (fails closed). */
 function isAvailable(tool: ScopedTool, agent: Agent | undefined): boolean {
   if (!tool.available || !agent) return true
@@ -195,8 +199,12 @@ export class Tools extends HostService {
   private readonly globals = new Map<string, ScopedTool>()
   private readonly globalGuards: ToolGuard[] = []
   private globalVersion = 0
-  /** Registered tools (any scope) that have `available`: while 0, listings skip asking. */
-  private conditional = 0
+  /**
+   * Global tools that have `available`: while 0, a listing asks only for an agent with a
+   * conditional tool of its own (found in its table, so a scope cleared with its agent leaves no
+   * count behind: counted here, such tools stayed counted after their agent was disposed).
+   */
+  private conditionalGlobals = 0
   private globalSchemas?: readonly ToolSchema[]
   private readonly scopedSchemas = new WeakMap<AgentScope, { key: string; schemas: readonly ToolSchema[] }>()
   /**
@@ -238,14 +246,14 @@ export class Tools extends HostService {
       throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
     }
     table.set(tool.name, tool)
-    if (tool.available) this.conditional++
+    if (tool.available && !scope) this.conditionalGlobals++
     this.touch(scope)
     // the registered form may be shared by registrations of one definition: a stale disposer
     // cannot remove a later one, as `installScoped` runs each disposer once
     return () => {
       if (table.get(tool.name) !== tool) return
       table.delete(tool.name)
-      if (tool.available) this.conditional--
+      if (tool.available && !scope) this.conditionalGlobals--
       this.touch(scope)
     }
   }
@@ -315,7 +323,8 @@ export class Tools extends HostService {
   /** The schemas the agent (or a tool-less caller) sees, sorted by name. Frozen; do not mutate. */
   schemas(agent?: Agent): readonly ToolSchema[] {
     const listed = this.listed(agent)
-    return this.conditional && agent ? this.available(listed, agent) : listed
+    if (!agent) return listed
+    return this.conditionalGlobals || scopeOf(agent)?.tools?.someValue(isConditional) ? this.available(listed, agent) : listed
   }
 
   /** `schemas` without the tools whose `available` says no, asked now; the same list when none does. */
