@@ -1,5 +1,6 @@
 import { expect } from 'chai'
-import { isCompactDelta, plainDeltasPerStep } from '../../lib/streamed-steps.ts'
+import sinon from 'sinon'
+import { isCompactDelta, plainDeltasPerStep, StreamedStep } from '../../lib/streamed-steps.ts'
 import { textChunkLength } from '../../lib/text-pieces.ts'
 import type { Agent, ModelRequest, SessionEvent, StreamPart } from '../../lib/types.ts'
 import { lastOf, runTurn, type Scene, scene } from '../support/scene.ts'
@@ -142,6 +143,21 @@ describe('streamed steps in the session log (issue 15, SPEC §1.2 and §1.4)', (
     expect(lastOf(agent, 'turn/end')).to.deep.equal({ turn: 1, reason: { kind: 'error', error: { message: 'upstream reset' } } })
     expect(deltasOf(agent).map((event) => event.data)).to.deep.equal(piecesOf(long).map((text) => ({ turn: 1, step: 1, text })))
     unregister()
+  })
+
+  it('keeps a long failed step\'s text as one joined string, not as its pieces', async () => {
+    const settle = sinon.spy(StreamedStep.prototype, 'settle')
+    try {
+      const s = await scene()
+      const unregister = streamThenStop(s, piecesOf(long), new Error('upstream reset'))
+      const { agent } = await s.create({ agentOptions: { provider: 'stream-then-stop', model: 'm' } })
+      await runTurn(agent)
+      expect(settle.args).to.deep.equal([[piecesOf(long).join('')]])
+      expect(deltasOf(agent).map((event) => event.data)).to.deep.equal(piecesOf(long).map((text) => ({ turn: 1, step: 1, text })))
+      unregister()
+    } finally {
+      settle.restore()
+    }
   })
 
   it('shares the compact events with a session seeded from them', async () => {

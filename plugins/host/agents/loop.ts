@@ -205,7 +205,11 @@ async function callModel(
     Promise.resolve()
       .then(() => parts.return?.())
       .catch(() => {})
-    if (!state.aborted) return { end: failure(error), calls: [] }
+    if (!state.aborted) {
+      // no message holds the text: the compact deltas keep it as one string, not as every piece
+      read.settle(read.streamed())
+      return { end: failure(error), calls: [] }
+    }
     const streamed = read.streamed()
     const content: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : []
     session.append('assistant/message', { turn, step, content, interrupted: true })
