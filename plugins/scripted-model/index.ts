@@ -228,7 +228,14 @@ class ScriptedStream implements AsyncIterableIterator<StreamPart> {
         return Promise.reject(error)
       }
     }
-    const part = this.parts?.next()
+    let part: StreamPart | undefined
+    try {
+      part = this.parts?.next()
+    } catch (error) {
+      // a tool call's arguments that JSON cannot hold: a rejected `next()`, as an async iterator's
+      this.parts = null
+      return Promise.reject(error)
+    }
     if (part) return Promise.resolve({ value: part, done: false })
     this.parts = null
     return Promise.resolve({ value: undefined, done: true })

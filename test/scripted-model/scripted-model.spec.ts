@@ -176,6 +176,20 @@ describe('ScriptedModel.push: other entries (SPEC §1.7)', () => {
     expect((error as { code?: unknown }).code).to.equal('SCRIPT_EXHAUSTED')
   })
 
+  it('rejects next() rather than throwing when a tool call\'s arguments cannot be JSON', async () => {
+    const s = await scene()
+    const { agent } = await s.create()
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'echo', arguments: { n: 1n } as never }] })
+    const parts = adapterOf(s).stream(request(agent))[Symbol.asyncIterator]()
+    let pending: Promise<IteratorResult<StreamPart>> | undefined
+    expect(() => {
+      pending = parts.next()
+    }).not.to.throw()
+    const error = await rejectionOf(pending as Promise<unknown>)
+    expect(error).to.be.instanceOf(TypeError)
+    expect(await parts.next()).to.deep.equal({ value: undefined, done: true })
+  })
+
   it('ends the turn error with that message when the script runs out mid-turn', async () => {
     const s = await scene()
     const { agent } = await s.create()
