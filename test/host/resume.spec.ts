@@ -109,16 +109,25 @@ describe('agents.resume asks every session store in turn (issue 9)', () => {
     expect(s.root.sessions.get('kept')).to.equal(undefined)
   })
 
-  it('rejects a stored turn/end whose reason kind is unknown, naming its seq', async () => {
+  it('rejects a stored turn/end whose reason kind is not a string, naming its seq', async () => {
     const s = await scene()
     s.on('session/load', () => ({
       ...stored,
-      events: [stored.events[0]!, { seq: 1, type: 'turn/end', data: { turn: 1, reason: { kind: 'done' } } }],
+      events: [stored.events[0]!, { seq: 1, type: 'turn/end', data: { turn: 1, reason: { kind: 7 } } }],
     }))
     const error = await rejectionOf(s.root.agents.resume('kept', options))
-    expect(error.message).to.equal(
-      'session seed event 1 "turn/end" data.reason.kind must be one of "completed", "max-tokens", "aborted", "error", "blocked", "interrupted", "budget", got "done"',
-    )
+    expect(error.message).to.equal('session seed event 1 "turn/end" data.reason.kind must be a string, got number')
+  })
+
+  it('resumes a stored turn/end with a reason kind of its own, as session.append wrote it', async () => {
+    const s = await scene()
+    s.on('session/load', () => ({
+      ...stored,
+      events: [stored.events[0]!, { seq: 1, type: 'turn/end', data: { turn: 1, reason: { kind: 'custom' } } }],
+    }))
+    const handle = await s.root.agents.resume('kept', options)
+    expect(handle.agent.session.events.at(-1)?.data).to.deep.equal({ turn: 1, reason: { kind: 'custom' } })
+    await handle.dispose()
   })
 
   it('resumes a stored session holding an event of a type of its own, whatever its data', async () => {

@@ -16,6 +16,8 @@ const valid: [string, unknown][] = [
   ['turn/end', { turn: 1, reason: { kind: 'error', error: { message: 'boom', code: 'MAX_STEPS' } } }],
   ['turn/end', { turn: 1, reason: { kind: 'budget', limit: 'tokens', used: 3, max: 3 } }],
   ['turn/end', { turn: 1, reason: { kind: 'budget', limit: 'children' } }],
+  ['turn/end', { turn: 1, reason: { kind: 'custom' } }],
+  ['user/message', { content: [], source: { kind: 'scheduler' } }],
   ['session/end-seed', {}],
 ]
 
@@ -26,7 +28,7 @@ const invalid: [string, unknown, string][] = [
   ['user/message', { content: 'hi', source: { kind: 'user' } }, 'data.content must be an array, got string'],
   ['user/message', { content: [{ type: 'image' }], source: { kind: 'user' } }, 'data.content[0] has unknown type "image"'],
   ['user/message', { content: text }, 'data.source must be an object, got undefined'],
-  ['user/message', { content: text, source: { kind: 'system' } }, 'data.source.kind must be "user" or "plugin", got "system"'],
+  ['user/message', { content: text, source: { kind: 3 } }, 'data.source.kind must be a string, got number'],
   ['step/start', { turn: 1 }, 'data.step must be a number, got undefined'],
   ['assistant/delta', { turn: 1, step: 1, text: 5 }, 'data.text must be a string, got number'],
   ['assistant/message', { turn: 1, step: 1 }, 'data.content must be an array, got undefined'],
