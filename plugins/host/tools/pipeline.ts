@@ -142,19 +142,24 @@ class TurnCallExecution implements ToolExecution {
     enumerable: true,
   }
 
+  // `declare`d and assigned once, in `ToolExecution`'s key order: parameter properties would be
+  // defined as `undefined` first, then assigned, on every tool call
+  declare readonly token: symbol
+  declare readonly callId: string
+  declare readonly name: string
+  declare readonly args: unknown
+  declare readonly agent: Agent
   /** Always `undefined`: the loop's calls are top level (a nested call goes through `execute`). */
   declare readonly parent: undefined
   declare readonly signal: AbortSignal
   readonly #source: SignalSource
 
-  constructor(
-    readonly token: symbol,
-    readonly callId: string,
-    readonly name: string,
-    readonly args: unknown,
-    readonly agent: Agent,
-    source: SignalSource,
-  ) {
+  constructor(token: symbol, callId: string, name: string, args: unknown, agent: Agent, source: SignalSource) {
+    this.token = token
+    this.callId = callId
+    this.name = name
+    this.args = args
+    this.agent = agent
     this.parent = undefined
     this.#source = source
     Object.defineProperty(this, 'signal', TurnCallExecution.#signal)
