@@ -54,7 +54,7 @@ export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean
  * are scoped to it and vanish with it. Restrictions compose (a tool must pass each), so the filter
  * can only narrow the ceiling. An unknown tool name in the filter throws and so rolls the creation back.
  */
-export function applyRequestScope(child: Agent, plan: StartPlan): void {
+function applyRequestScope(child: Agent, plan: StartPlan): void {
   const { persona, toolFilter } = plan.request
   if (persona !== undefined) child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
   const inherited = plan.inheritedTools

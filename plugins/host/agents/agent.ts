@@ -227,7 +227,7 @@ export class HostAgent implements Agent {
   private endTurn(state: AgentTurn, reason: TurnEndReason): void {
     // still current while its end is appended: a listener's followup queues behind it
     state.ended = true
-    if (reason === completed) this.session.appendTurnEnd(state.turn, reason)
+    if (reason === completed) this.session.appendTurnEnd(state.turn, completed)
     else this.session.append('turn/end', { turn: state.turn, reason })
     this.#current = undefined
     const next = state.queue?.shift()

@@ -59,7 +59,7 @@ const enter: PreStepDecision = Object.freeze({ kind: 'enter' })
  * The reason of every turn that ends `completed`, shared (turn/end data is frozen): one object less
  * per live agent, and made of the loop's own values alone, so its `turn/end` needs no JSON-data walk.
  */
-export const completed: TurnEndReason = Object.freeze({ kind: 'completed' })
+export const completed: Readonly<{ kind: 'completed' }> = Object.freeze({ kind: 'completed' })
 
 function failure(error: unknown): TurnEndReason {
   const code = (error as { code?: unknown } | null)?.code

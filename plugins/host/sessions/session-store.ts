@@ -158,11 +158,11 @@ export class SessionLog {
 
   /**
    * `append('turn/end', {turn, reason})` for a reason the loop made of its own values alone (its
-   * shared frozen `completed`), without the JSON-data walk: every plain turn ends so. A reason that
+   * shared frozen `completed`, taken as it is), without the JSON-data walk: every plain turn ends so. A reason that
    * may carry a listener's or a caller's values (a budget limit, a cancel cause) takes `append`.
    */
-  appendTurnEnd(turn: number, reason: TurnEndReason): SessionEvent<'turn/end'> {
-    return this.#add('turn/end', { turn, reason: Object.freeze(reason) })
+  appendTurnEnd(turn: number, reason: Readonly<{ kind: 'completed' }>): SessionEvent<'turn/end'> {
+    return this.#add('turn/end', { turn, reason })
   }
 
   /**
