@@ -65,4 +65,19 @@ describe('subagent tool: start errors', () => {
     })
     expect(textOf(result)).to.equal('Error: subagent request was aborted before child publication')
   })
+
+  it('reports a background call whose signal aborted before it started, and starts no child', async () => {
+    const fixture = await createFixture()
+    const before = fixture.host.root.agents.list().length
+    const controller = new AbortController()
+    controller.abort()
+    const result = await fixture.host.root.tools.execute({
+      name: 'subagent',
+      arguments: { prompt: 'task', background: true },
+      agent: fixture.parent,
+      signal: controller.signal,
+    })
+    expect(textOf(result)).to.equal('Error: subagent request was aborted before child publication')
+    expect(fixture.host.root.agents.list()).to.have.length(before)
+  })
 })
