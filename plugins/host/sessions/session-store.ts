@@ -101,8 +101,9 @@ export class SessionLog {
 
   /**
    * Appends one frozen event; `data` is frozen as given (the loop passes fresh JSON objects).
-   * Throws `SubagentError` (`INVALID_SESSION`), appending nothing, for an empty type or data that
-   * breaks the JSON-data rule a seed or a stored session is read back with (`lib/json-data.ts`).
+   * Throws `SubagentError` (`INVALID_SESSION`), appending nothing, for an empty type, data that
+   * breaks the JSON-data rule a seed or a stored session is read back with (`lib/json-data.ts`),
+   * or data of a loop event type with the wrong shape (`lib/session-event-shape.ts`).
    */
   append<T extends string>(type: T, data: T extends SessionEventType ? SessionEventData[T] : unknown): SessionEvent<T> {
     if (typeof type !== 'string' || !type) {
@@ -110,6 +111,10 @@ export class SessionLog {
     }
     const violation = jsonDataViolation(data)
     if (violation) throw new SubagentError('INVALID_SESSION', appendViolationMessage(type, violation))
+    // the loop's readers take a known event's fields as typed, and a seed or a stored session
+    // with a malformed one is refused: the log must not take what it could not be read back from
+    const problem = eventDataProblem(type, data)
+    if (problem) throw new SubagentError('INVALID_SESSION', `session event ${JSON.stringify(type)} ${problem}`)
     const event: AnySessionEvent = Object.freeze({ seq: this.#events.length, type, data: deepFreeze(data) })
     // the one place an event is typed by its `type`: the signature tied `data` to `type` already
     return this.#commit(event) as SessionEvent<T>
