@@ -8,7 +8,7 @@ import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
 import { Admission, type Lane } from './admission.ts'
 import { type BudgetNode, Ledger } from './ledger.ts'
-import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord } from './session-record.ts'
+import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord, SNAPSHOT_EVENT, type SnapshotRecord } from './session-record.ts'
 
 export { SubagentBudgetError } from '../../lib/errors.ts'
 export type { BudgetRemaining }
@@ -41,6 +41,7 @@ export class TreeBudget {
     this.#ledger = new Ledger(
       this.#config,
       (id) => agents.get(id),
+      () => agents.list(),
       // a ticket's way back in (a node's `settled()`), made once
       (node) => {
         this.#end(node)
@@ -100,6 +101,8 @@ export class TreeBudget {
     })
     ctx.effect(() => () => {
       this.#counting = false
+      // what the trees spent outlives this instance in their sessions: a reloaded budget starts from it
+      this.#writeSnapshots()
       // nothing will free a slot any more: queued starts go on, unmetered
       this.#admission.releaseAll()
     }, 'tree-budget')
@@ -200,13 +203,44 @@ export class TreeBudget {
     const parent = node.holder
     if (!parent) return
     this.#close(node)
-    // for a resumed parent: its file then holds what this subtree spent
-    if (!this.#isPersisting()) return
+    // for a resumed parent: its file then holds what this subtree spent; after the unload the
+    // parent's snapshot holds what was counted, and a record would count it twice
+    if (!this.#counting || !this.#isPersisting()) return
     try {
       const record: ChildRecord = { childId: node.agentId, usage: node.usage() }
       if (this.#agents.get(parent.id) === parent) parent.session.append(CHILD_EVENT, record)
     } catch {
       // a parent whose session is gone has no file to keep the record in
+    }
+  }
+
+  /**
+   * At the unload: a `budget/snapshot` into the session of every live agent the budget knows —
+   * its subtree usage, for a tree's head what the tree spent, and the children admitted but not
+   * yet published (their start is counted, they get no snapshot). Written with or without a
+   * session store: a reloaded budget in the same process reads it from memory.
+   */
+  #writeSnapshots(): void {
+    const nodes = this.#ledger.nodes()
+    const started = new Map<string, string[]>()
+    for (const node of nodes) {
+      if (!node.holder || this.#agents.get(node.agentId)) continue
+      const list = started.get(node.holder.id)
+      if (list) list.push(node.agentId)
+      else started.set(node.holder.id, [node.agentId])
+    }
+    for (const node of nodes) {
+      const agent = this.#agents.get(node.agentId)
+      if (!agent) continue
+      const snapshot: SnapshotRecord = { usage: node.usage() }
+      if (!node.parent) snapshot.treeSpent = { ...rootPool(node.pool).spent }
+      const children = started.get(node.agentId)
+      if (children) snapshot.started = children
+      try {
+        agent.session.append(SNAPSHOT_EVENT, snapshot)
+      } catch {
+        // an agent whose session is gone (disposed meanwhile) has nothing to resume from
+      }
     }
   }
 
