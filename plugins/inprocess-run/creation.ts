@@ -79,16 +79,17 @@ type PreExecuteNext = Parameters<PreExecute>[1]
 
 /**
  * A parent's `tools/pre-execute` listener as its child inherits it: it may deny a call, never
- * allow one. Its `{kind:'allow'}` (made without `next()`, or after it) answers what the rest of the
- * child's waterfall answers, so the child's own listeners keep their deny (SPEC §8.3: nothing
- * inherited widens the child). Any other answer, a deny or a malformed one, stands as given.
+ * allow one. Only its `{kind:'deny'}` stands as given; any other answer (`{kind:'allow'}` made
+ * without `next()` or after it, and an answer of nothing or without a kind, which the pipeline
+ * lets through as an allow) answers what the rest of the child's waterfall answers, so the
+ * child's own listeners keep their deny (SPEC §8.3: nothing inherited widens the child).
  */
 function denyOnly(listener: PreExecute): PreExecute {
   return (exec, next) => {
     let downstream: ReturnType<PreExecuteNext> | undefined
     const once: PreExecuteNext = () => (downstream ??= next())
     const decide = (answer: Awaited<PreExecuteAnswer>): PreExecuteAnswer =>
-      (answer as { kind?: unknown } | null | undefined)?.kind === 'allow' ? once() : answer
+      (answer as { kind?: unknown } | null | undefined)?.kind === 'deny' ? answer : once()
     const answer = listener(exec, once)
     return isThenable(answer) ? (Promise.resolve(answer).then(decide) as PreExecuteAnswer) : decide(answer as Awaited<PreExecuteAnswer>)
   }

@@ -186,6 +186,19 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
     expect(results).to.deep.equal([deniedShell])
   })
 
+  it("keeps the child's own deny when the parent's inherited listener answers nothing without next()", async () => {
+    // the pipeline runs a call whose waterfall answers no deny: an answer of nothing lets it through
+    const results = await childDenyUnderParentAllow(((exec: ToolExecution, next: () => unknown) =>
+      exec.name === 'shell' ? undefined : next()) as unknown as Events['tools/pre-execute'])
+    expect(results).to.deep.equal([deniedShell])
+  })
+
+  it("keeps the child's own deny when the parent's inherited listener resolves to an answer without a kind", async () => {
+    const results = await childDenyUnderParentAllow((async (exec: ToolExecution, next: () => unknown) =>
+      exec.name === 'shell' ? {} : next()) as unknown as Events['tools/pre-execute'])
+    expect(results).to.deep.equal([deniedShell])
+  })
+
   it("keeps the flat scope without inheritRestrictions: the parent's guard does not reach the child", async () => {
     const host = await hostWithTools('read', 'shell')
     host.parent.ctx.tools.guard(denyShell)
