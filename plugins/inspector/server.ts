@@ -46,8 +46,11 @@ export interface InspectorServerOptions {
   maxUnreadBytes?: number
 }
 
-/** Emits `client-closed` (with the count left) whenever an event-stream client goes away. */
-export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining: number] }> {
+/**
+ * Emits `client-closed` (with the count left) whenever an event-stream client goes away, and
+ * `server-error` for an error of the listening socket once it listens (the server keeps listening).
+ */
+export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining: number]; 'server-error': [error: Error] }> {
   readonly #server: Server
   /** Each connected client: the agent it follows, if any, and how many of its events it has. */
   readonly #clients = new Map<ServerResponse, { follow: string | undefined; sent: number }>()
@@ -66,6 +69,12 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     super()
     this.#maxUnreadBytes = options.maxUnreadBytes ?? MAX_UNREAD_BYTES
     this.#server = createServer((request, response) => this.#handle(request, response))
+    // Node reports a connection libuv failed to accept (EMFILE, ENFILE, ENOMEM) as an 'error' of
+    // the listening server, which ends the process when nobody listens: the host must not die for
+    // its inspector page. The server keeps listening; `listen` still rejects on its own errors
+    this.#server.on('error', (error) => {
+      if (this.#server.listening) this.emit('server-error', error)
+    })
   }
 
   /** Listens on 127.0.0.1 (`port` 0: any free port). Rejects when the port is taken. */

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { AgentView } from '../../lib/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import { badTargetMessage, type InspectorSource, InspectorServer, refusedHostMessage } from '../../plugins/inspector/index.ts'
-import { fetchWithHost, openStalled, openStream, sendRaw } from './client.ts'
+import { fetchWithHost, listeningServer, openStalled, openStream, sendRaw } from './client.ts'
 import '../support/unhandled.ts'
 
 function view(id: string, parentId?: string): AgentView {
@@ -166,6 +166,20 @@ describe('InspectorServer', () => {
     const reply = await sendRaw(url, `GET //[ HTTP/1.0\r\nHost: ${host}`)
     expect(reply.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request')
     expect(reply.slice(reply.indexOf('\r\n\r\n') + 4)).to.equal(badTargetMessage)
+    expect((await fetchWithHost(url, '/', host)).status).to.equal(200)
+  })
+
+  it('keeps serving when its listening socket reports an accept error, and reports it as server-error', async () => {
+    server = new InspectorServer(source([view('a')]), 'test')
+    const url = await server.listen(0)
+    const host = new URL(url).host
+    const reported: unknown[] = []
+    server.on('server-error', (error) => reported.push(error))
+    // what Node's net module does when libuv fails to accept a connection (EMFILE, ENFILE, ENOMEM):
+    // an 'error' event on the listening server, which ends the process when nobody listens
+    const failure = Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' })
+    expect(listeningServer(Number(new URL(url).port)).emit('error', failure)).to.equal(true)
+    expect(reported).to.deep.equal([failure])
     expect((await fetchWithHost(url, '/', host)).status).to.equal(200)
   })
 
