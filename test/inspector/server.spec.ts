@@ -132,6 +132,29 @@ describe('InspectorServer', () => {
     late.disconnect()
   })
 
+  it("sends a follower the whole new transcript when its agent's event list is replaced (resumed after its disposal)", async () => {
+    const source = liveSource([view('a')])
+    source.append('a', 'turn/start')
+    source.append('a', 'turn/end')
+    server = new InspectorServer(source.live, 'test')
+    const client = await openStream(await server.listen(0), 'a')
+    await client.next('transcript')
+    const resumed: SessionEvent[] = [
+      { seq: 0, type: 'turn/start', data: {} },
+      { seq: 1, type: 'turn/end', data: {} },
+      { seq: 2, type: 'turn/start', data: {} },
+    ]
+    source.live.events = (id) => (id === 'a' ? resumed : undefined)
+    source.change(view('a'))
+    await client.next('agent')
+    // a later window's frame: everything the window of the change wrote has arrived by then
+    source.change(view('b'))
+    await client.next('agent')
+    expect([client.unread('transcript'), client.unread('event')]).to.deep.equal([1, 0])
+    expect((await client.next('transcript')).data).to.deep.equal({ id: 'a', events: resumed })
+    client.disconnect()
+  })
+
   it('sends a followed agent transcript so far right after the snapshot', async () => {
     const events: SessionEvent[] = [{ seq: 0, type: 'turn/start', data: { turn: 1 } }]
     server = new InspectorServer(source([view('a')], { a: events }), 'test')
