@@ -236,6 +236,8 @@ export class TreeBudget {
       if (!node.parent) snapshot.treeSpent = { ...rootPool(node.pool).spent }
       const children = started.get(node.agentId)
       if (children) snapshot.started = children
+      // only while it is held: a settled run's reservation gave its unspent part back
+      if (node.reservation && node.reserved) snapshot.reservation = { ...node.reserved }
       try {
         agent.session.append(SNAPSHOT_EVENT, snapshot)
       } catch {

@@ -235,7 +235,7 @@ export class Ledger {
     let reservation: BudgetReservation | undefined
     if (header.parentSession !== undefined) {
       const grant = grantOf(events, seedLength)
-      reservation = grant?.reservation
+      reservation = record.snapshot?.reservation ?? grant?.reservation
       if (grant) outside = { ...grant.treeSpent }
     }
     if (snapshot?.treeSpent) outside = difference(snapshot.treeSpent, amountsOf(snapshot.usage))
@@ -247,6 +247,7 @@ export class Ledger {
     pool.charge('children', record.children)
     const node = new BudgetNode(agent.id, undefined, pool, this.end)
     addUsage(node, record.usage)
+    node.reserved = reservation
     if (!live) return node
     // only a live agent's node is kept: nothing would ever drop another one
     this.#nodes.set(agent.id, node)
@@ -276,10 +277,13 @@ export class Ledger {
     }
     // a start no count holds (a child let out of the queue when an earlier budget was unloaded)
     if (!counted) this.chargeChild(parent, 1)
-    const pool = grant?.reservation ? Pool.reserve(parent.pool, grant.reservation) : parent.pool
+    // the snapshot's is the newer, and the only one without a session store
+    const reservation = record.snapshot?.reservation ?? grant?.reservation
+    const pool = reservation ? Pool.reserve(parent.pool, reservation) : parent.pool
     if (pool !== parent.pool) pool.restore(amountsOf(counted ?? ZERO_USAGE))
     const node = new BudgetNode(agent.id, parent, pool, this.end)
     addUsage(node, record.usage)
+    node.reserved = reservation
     if (!live) {
       if (pool !== parent.pool) pool.close()
       return node

@@ -39,6 +39,8 @@ export interface SnapshotRecord {
   treeSpent?: BudgetAmounts
   /** Children admitted by then but not yet published: their start is in `usage`, they have no snapshot. */
   started?: string[]
+  /** The reservation the agent's subtree lives under, when it has one (a grant is written only with a store). */
+  reservation?: BudgetReservation
 }
 
 /** What an agent's own part of a session says its subtree spent. */
@@ -128,9 +130,12 @@ function snapshotOf(data: unknown): SnapshotRecord | undefined {
   if (record.treeSpent !== undefined && !isAmounts(record.treeSpent)) return undefined
   const started = record.started
   if (started !== undefined && !(Array.isArray(started) && started.every((id) => typeof id === 'string'))) return undefined
+  // checked as a request's budget is, for the reason `grantOf` gives
+  if (record.reservation !== undefined && !isReservation(record.reservation)) return undefined
   const snapshot: SnapshotRecord = { usage: record.usage }
   if (record.treeSpent) snapshot.treeSpent = record.treeSpent
   if (started) snapshot.started = started
+  if (record.reservation) snapshot.reservation = record.reservation
   return snapshot
 }
 

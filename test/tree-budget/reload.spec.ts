@@ -140,6 +140,43 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
     await second.dispose()
   })
 
+  it("holds a live child's reservation back across the reload and keeps its subtree inside it", async () => {
+    const fixture = await createBudgetFixture({ budget: { maxTokens: 100 } })
+    const latch = useLatch(fixture.host)
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latched, budget: { tokens: 10 } }))
+    await latch.entered('a')
+    await reload(fixture.host, fixture.fiber, 1, { maxTokens: 100 })
+    const budget = fixture.host.root.treeBudget
+    expect([budget.remaining(fixture.root).tokens, budget.remaining(run.agent).tokens]).to.deep.equal([90, 10])
+    latch.release('a')
+    await run.result
+    expect([budget.remaining(fixture.root).tokens, budget.remaining(run.agent).tokens]).to.deep.equal([90, 6])
+    await run.dispose()
+    expect(budget.remaining(fixture.root).tokens).to.equal(96)
+  })
+
+  it('counts once the start of a child admitted before the unload and published after it', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxChildren: 5 } })
+    let enter!: () => void
+    const entered = new Promise<void>((resolve) => (enter = resolve))
+    let open!: () => void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    const off = fixture.host.root.on('subagent/setup', async () => {
+      enter()
+      await opened
+    })
+    const starting = fixture.host.root.inprocessRun.spawn(fixture.request())
+    await entered
+    await reload(fixture.host, fixture.fiber, 1, { maxChildren: 5 })
+    fixture.host.scripted.push({ text: 'child', usage: { inputTokens: 2, outputTokens: 1 } })
+    open()
+    const run = await starting
+    await run.result
+    off()
+    expect(fixture.host.root.treeBudget.usage(fixture.root)).to.deep.equal({ inputTokens: 2, outputTokens: 1, modelRequests: 1, children: 1 })
+    await run.dispose()
+  })
+
   describe('with a session store loaded', () => {
     let dir: string
 
