@@ -47,6 +47,7 @@ export class TreeBudget {
         this.#end(node)
         return this.#counting
       },
+      (node, agent) => this.#holdAdopted(node, agent),
     )
     this.#admission = new Admission(
       () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
@@ -191,6 +192,20 @@ export class TreeBudget {
       treeSpent: { ...tree.spent },
     }
     child.session.append(GRANT_EVENT, grant)
+  }
+
+  /**
+   * A run an unloaded budget admitted still runs: it holds a slot of its parent's lane here until
+   * its agent is idle (its ticket, which would free it at settle, is the unloaded instance's), so
+   * `maxConcurrent` holds across a reload.
+   */
+  #holdAdopted(node: BudgetNode, agent: Agent): void {
+    const parentNode = node.parent
+    if (agent.status !== 'running' || !parentNode) return
+    const lane = parentNode.lane ?? (parentNode.lane = this.#admission.lane(parentNode.agentId))
+    lane.live++
+    const release = () => this.#admission.release(lane)
+    agent.whenIdle().then(release, release)
   }
 
   #stopFor(node: BudgetNode): BudgetStop | undefined {

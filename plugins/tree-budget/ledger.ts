@@ -32,6 +32,8 @@ export class BudgetNode implements TreeUsage, RunTicket {
   reserved: BudgetReservation | undefined = undefined
   /** This agent's own lane of slots, once it started a child (cached: no map lookup per start). */
   lane: Lane | undefined = undefined
+  /** Restored from a `budget/snapshot` (its tree lived under a budget that was unloaded). */
+  reloaded = false
 
   /**
    * @param agentId the agent's id (an admitted child's before the child exists)
@@ -107,12 +109,15 @@ export class Ledger {
    * @param liveAgent the published agent with this id, if any (for a resumed agent's parent)
    * @param liveAgents every published agent (to adopt a tree's live agents after a reload)
    * @param end what an admitted child's `settled()` calls (see `BudgetNode`)
+   * @param adopted told of each live agent of a reloaded tree that joins its parent's node here:
+   *   a run an earlier budget admitted, which holds no ticket of this one
    */
   constructor(
     limits: TreeLimits,
     private readonly liveAgent: (id: string) => Agent | undefined,
     private readonly liveAgents: () => Iterable<Agent>,
     private readonly end: (node: BudgetNode) => boolean,
+    private readonly adopted: (node: BudgetNode, agent: Agent) => void,
   ) {
     this.setLimits(limits)
   }
@@ -248,6 +253,7 @@ export class Ledger {
     const node = new BudgetNode(agent.id, undefined, pool, this.end)
     addUsage(node, record.usage)
     node.reserved = reservation
+    node.reloaded = snapshot !== undefined
     if (!live) return node
     // only a live agent's node is kept: nothing would ever drop another one
     this.#nodes.set(agent.id, node)
@@ -296,7 +302,10 @@ export class Ledger {
     // a reservation rebuilt under a live parent holds part of that parent's tree back: it goes
     // back when the child is disposed (see `TreeBudget`), no run ticket does it
     if (pool !== parent.pool) node.reservation = pool
+    node.reloaded = record.snapshot !== undefined
     this.#nodes.set(agent.id, node)
+    // started under an unloaded budget: with a snapshot, or let out of its queue at the unload
+    if (node.reloaded || parent.reloaded) this.adopted(node, agent)
     return node
   }
 

@@ -140,6 +140,33 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
     await second.dispose()
   })
 
+  it('makes a start after the reload wait while a run admitted before it holds the only slot', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = useLatch(fixture.host)
+    const first = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latched }))
+    await latch.entered('a')
+    await reload(fixture.host, fixture.fiber, 1, { maxConcurrent: 1 })
+    let secondStarted = false
+    const second = fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'b', agentOptions: latched })).then((run) => {
+      secondStarted = true
+      return run
+    })
+    // a start under another root goes the same way through creation to its first model request:
+    // had the start above been let in, its child would exist by then
+    const other = await fixture.host.agent()
+    const third = await fixture.host.root.inprocessRun.spawn(fixture.request({ parent: other, prompt: 'c', agentOptions: latched }))
+    await latch.entered('c')
+    expect([secondStarted, fixture.host.root.agents.list().length]).to.deep.equal([false, 4])
+    latch.release('a')
+    latch.release('b')
+    latch.release('c')
+    await first.result
+    const run = await second
+    expect((await run.result).stopReason).to.equal('completed')
+    await third.result
+    await Promise.all([first.dispose(), run.dispose(), third.dispose()])
+  })
+
   it("holds a live child's reservation back across the reload and keeps its subtree inside it", async () => {
     const fixture = await createBudgetFixture({ budget: { maxTokens: 100 } })
     const latch = useLatch(fixture.host)
