@@ -3,7 +3,7 @@
  * package.json no longer has.
  */
 import { expect } from 'chai'
-import { readDoc, section, tableRows } from './markdown.ts'
+import { onlyBlock, readDoc, section, tableRows } from './markdown.ts'
 
 const manifest = JSON.parse(readDoc('package.json')) as Record<
   'dependencies' | 'devDependencies' | 'peerDependencies',
@@ -38,6 +38,13 @@ describe('README "Dependencies and why"', () => {
       ...Object.keys(manifest.peerDependencies),
     ])
     expect(namedPackages().filter((name) => !declared.has(name))).to.deep.equal([])
+  })
+
+  it('has "Install" install every peer at the range package.json declares', () => {
+    const commands = onlyBlock(section(readDoc('README.md'), 'Install'), 'sh')
+    const installed = [...commands.matchAll(/(?<=\s)(@?[^\s@]+)@(\S+)/g)].map((match) => `${match[1]}@${match[2]}`)
+    const peers = Object.entries(manifest.peerDependencies).map(([name, range]) => `${name}@${range}`)
+    expect(peers.filter((peer) => !installed.includes(peer))).to.deep.equal([])
   })
 
   it('gives each package a reason', () => {

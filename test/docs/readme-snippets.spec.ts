@@ -92,8 +92,9 @@ describe('README snippets', () => {
       expect(host.snapshot()).to.deep.equal(before)
     })
 
-    it('"Watching a run\'s progress": prints each event of the child with its lineage, then reads the result', async () => {
+    it('"Watching a run\'s progress": prints each event of the child with its lineage, reads the result and leaves no listener', async () => {
       const capture = new Capture()
+      const before = host.snapshot()
       host.scripted.push({ text: 'reviewed' })
       const { run, result } = (await runSnippet(
         onlyBlock(section(readme, "Watching a run's progress"), 'ts'),
@@ -111,10 +112,12 @@ describe('README snippets', () => {
       ])
       expect(result).to.deep.equal({ output: [{ type: 'text', text: 'reviewed' }], stopReason: 'completed' })
       await run.dispose()
+      expect(host.snapshot()).to.deep.equal(before)
     })
 
-    it('"The demo": printTranscript prints a run with its hook lines until stopped', async () => {
+    it('"The demo": printTranscript prints a run with its hook lines until stopped, and stopping removes its listeners', async () => {
       const capture = new Capture()
+      const before = host.snapshot()
       const demo = section(readme, 'The demo')
       const { stop } = (await runSnippet(
         onlyBlock(demo, 'ts'),
@@ -139,6 +142,7 @@ describe('README snippets', () => {
       await second.result
       expect(capture.text).to.equal(printed)
       await Promise.all([run.dispose(), second.dispose()])
+      expect(host.snapshot()).to.deep.equal(before)
     })
   })
 })
