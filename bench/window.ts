@@ -5,7 +5,10 @@
  * - `cycle_p50_us`, `cycle_p95_us`, `p95_over_p50`: as bench/spawn.ts's latency phase computes them;
  * - `blocks`: one entry per 1,000 window cycles: its own p50 (`p50_us`), how many of its samples
  *   are in the window's top 5 % (at or above its p95: `top5`), and the minor page faults the main
- *   thread took in it (`faults`; Linux only, else `null`);
+ *   thread took in it (`faults`; Linux only, else `null`), and the young generation's physical size
+ *   at its end (`young_physical_kb`: V8 counts a page of the new space once allocation first reached
+ *   it; its growth in a block is the new space's pages touched there for the first time, each a
+ *   page fault);
  * - `top5_in_first_3000`: the share of the top 5 % that falls in the window's first 3,000 cycles;
  * - `steady_p50_us`: the p50 of the window's second half;
  * - `window_wall_ms` and `window_cpu_ms`: the window's wall time, and its CPU time, of the whole
@@ -22,6 +25,7 @@
  * Run: `node --expose-gc --import tsx bench/window.ts [--tiering] [--structured] [--profile=<prefix>]`.
  */
 import { spawnSync } from 'node:child_process'
+import { getHeapSpaceStatistics } from 'node:v8'
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { fileURLToPath } from 'node:url'
@@ -50,6 +54,7 @@ interface Block {
   p50_us: number
   top5: number
   faults: number | null
+  young_physical_kb: number
   turbofan?: number
   deoptimized?: number
 }
@@ -66,9 +71,17 @@ interface Window {
   samples: number[]
   /** The main thread's fault count at every block boundary. */
   faults: (number | null)[]
+  /** The new space's physical size (KB) at every block's end. */
+  youngKb: number[]
   /** CPU time over the window: the whole process's (GC and compiler threads included), and the main thread's. */
   cpuMs: { process: number; mainThread: number | null }
   wallMs: number
+}
+
+/** The new space's physical size in KB: the pages of its semi-spaces that allocation has reached so far. */
+function youngPhysicalKb(): number {
+  const space = getHeapSpaceStatistics().find((entry) => entry.space_name === 'new_space')
+  return space ? Math.round(space.physical_space_size / 1024) : 0
 }
 
 /** Starts or stops the profiler at the edges of `PROFILED`; a stopped profile is written to `<prefix>-<from>.cpuprofile`. */
@@ -96,6 +109,7 @@ async function timedWindow(): Promise<Window> {
   await fullGc()
   const samples = new Array<number>(WINDOW)
   const faults: (number | null)[] = []
+  const youngKb: number[] = []
   const cpuBefore = process.cpuUsage()
   const mainBefore = mainThreadCpuMs()
   const profiler = profilePrefix ? new Session() : undefined
@@ -108,6 +122,7 @@ async function timedWindow(): Promise<Window> {
   for (let i = 0; i < WINDOW; i++) {
     if (profiler) await profileAt(profiler, i)
     if (i % BLOCK === 0) {
+      if (i > 0) youngKb.push(youngPhysicalKb())
       faults.push(mainThreadFaults())
       if (marking) process.stdout.write(`${MARK}block ${i / BLOCK}\n`)
     }
@@ -116,11 +131,12 @@ async function timedWindow(): Promise<Window> {
   const wallMs = Math.round(performance.now() - wall)
   profiler?.disconnect()
   faults.push(mainThreadFaults())
+  youngKb.push(youngPhysicalKb())
   const cpu = process.cpuUsage(cpuBefore)
   const mainAfter = mainThreadCpuMs()
   if (marking) process.stdout.write(`${MARK}end\n`)
   const mainThread = mainBefore === null || mainAfter === null ? null : mainAfter - mainBefore
-  return { samples, faults, cpuMs: { process: Math.round((cpu.user + cpu.system) / 1000), mainThread }, wallMs }
+  return { samples, faults, youngKb, cpuMs: { process: Math.round((cpu.user + cpu.system) / 1000), mainThread }, wallMs }
 }
 
 /** Counts V8's trace lines between the child's markers: `gc` (the full GC), then `block 0`… */
@@ -155,7 +171,7 @@ function tracedWindow(): Map<string, { turbofan: number; deoptimized: number }> 
 
 async function main(): Promise<void> {
   const started = performance.now()
-  const { samples, faults, cpuMs, wallMs } = await timedWindow()
+  const { samples, faults, youngKb, cpuMs, wallMs } = await timedWindow()
   if (marking) return
   const all = sorted(samples)
   const p50 = percentile(all, 50)
@@ -175,6 +191,7 @@ async function main(): Promise<void> {
       p50_us: Math.round(percentile(sorted(slice), 50) * 10) / 10,
       top5,
       faults: before === null || after === null ? null : after - before,
+      young_physical_kb: youngKb[index],
       ...(tiers ?? {}),
     })
   }

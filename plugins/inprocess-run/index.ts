@@ -56,15 +56,16 @@ declare module 'cordis' {
     /**
      * After the entry checks, before creation: a listener may wait (a concurrency queue) and then
      * charge what the start costs, or throw to reject it (nothing is created). Awaited in order;
-     * a signal aborted meanwhile rejects the start with `subagent request was aborted before
-     * child publication`. What it books for the run it hands over with `plan.hold(ticket)`: the
+     * a signal aborted meanwhile rejects the start at once with `subagent request was aborted
+     * before child publication`, even while a listener that ignores the signal still waits. What it books for the run it hands over with `plan.hold(ticket)`: the
      * driver calls `ticket.settled()` once as the run's result settles (see `RunTicket`).
      * @mode serial
      */
     'subagent/admit'(plan: SubagentPlan): void | Promise<void>
     /**
      * A start rejected after `subagent/admit` began (a listener threw, or creation failed): give
-     * back what admitting charged. Every listener hears it, whether or not it admitted the plan.
+     * back what admitting charged. Every listener hears it, whether or not it admitted the plan;
+     * for a start the signal cut short while a listener waited, once that listener is done.
      * Observe-only, contained. @mode emit
      */
     'subagent/abandon'(plan: SubagentPlan, error: unknown): void
@@ -206,12 +207,23 @@ export class InProcessRun {
     return waiting ? this.createAfter(waiting, plan) : this.create(plan, true)
   }
 
+  /**
+   * Creates the child once the admit listeners answered. An abort of the plan's signal rejects at
+   * once, even while a listener that ignores the signal is still waiting; `subagent/abandon` then
+   * comes when that listener is done, so what it booked late is given back too.
+   */
   private async createAfter(waiting: Promise<void>, plan: StartPlan): Promise<SubagentRun> {
+    let answer: void | typeof ABORTED
     try {
-      await waiting
-      assertNotAborted(plan)
+      answer = await admittedUnlessAborted(waiting, plan.signal)
     } catch (error) {
       this.abandon(plan, error)
+      throw error
+    }
+    if (answer === ABORTED) {
+      const error = abortedBeforePublicationError(plan)
+      const abandon = () => this.abandon(plan, error)
+      waiting.then(abandon, abandon)
       throw error
     }
     return this.create(plan, true)
@@ -256,9 +268,36 @@ export class InProcessRun {
 }
 
 /** A signal aborted while the start was admitted rejects it as an abort before publication. */
+function abortedBeforePublicationError(plan: StartPlan): SubagentError {
+  return new SubagentError('ABORTED', abortedBeforePublication, { cause: plan.signal.reason })
+}
+
 function assertNotAborted(plan: StartPlan): void {
-  const { signal } = plan
-  if (signal.aborted) throw new SubagentError('ABORTED', abortedBeforePublication, { cause: signal.reason })
+  if (plan.signal.aborted) throw abortedBeforePublicationError(plan)
+}
+
+const ABORTED = Symbol('aborted')
+
+/**
+ * What `waiting` (the admit listeners' answer) settles with, or `ABORTED` as soon as `signal`
+ * aborts, whichever comes first. No listener stays on the signal once `waiting` settles.
+ */
+function admittedUnlessAborted(waiting: Promise<void>, signal: AbortSignal): Promise<void | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED)
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED)
+    signal.addEventListener('abort', onAbort, { once: true })
+    waiting.then(
+      () => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
 }
 
 export namespace InProcessRun {

@@ -31,6 +31,8 @@ export class TreeBudget {
   readonly #admission: Admission
   readonly #agents: Context['agents']
   readonly #events: Dispatch
+  /** False once the plugin is unloaded: the meter is gone, so a live run's later messages go uncounted. */
+  #counting = true
 
   constructor(ctx: Context, config: TreeBudget.Config) {
     this.#config = config ?? {}
@@ -40,7 +42,10 @@ export class TreeBudget {
       this.#config,
       (id) => agents.get(id),
       // a ticket's way back in (a node's `settled()`), made once
-      (node) => this.#end(node),
+      (node) => {
+        this.#end(node)
+        return this.#counting
+      },
     )
     this.#admission = new Admission(
       () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
@@ -94,6 +99,7 @@ export class TreeBudget {
       this.#admission.close(agent.id, disposedError)
     })
     ctx.effect(() => () => {
+      this.#counting = false
       // nothing will free a slot any more: queued starts go on, unmetered
       this.#admission.releaseAll()
     }, 'tree-budget')

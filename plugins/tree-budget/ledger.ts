@@ -37,13 +37,14 @@ export class BudgetNode implements TreeUsage, RunTicket {
    * @param agentId the agent's id (an admitted child's before the child exists)
    * @param parent the parent's node, absent for a root or a resumed agent without a live parent
    * @param pool the budget this agent spends from: its tree's, or the nearest reservation above it
-   * @param end the budget's bookkeeping when the run leaves the count (shared by every node)
+   * @param end the budget's bookkeeping when the run leaves the count (shared by every node);
+   *   false once the budget stopped counting (its plugin was unloaded)
    */
   constructor(
     readonly agentId: string,
     readonly parent: BudgetNode | undefined,
     readonly pool: Pool,
-    private readonly end: (node: BudgetNode) => void,
+    private readonly end: (node: BudgetNode) => boolean,
   ) {}
 
   /** Whether an admitted run still holds its ticket (a slot, maybe a reservation). */
@@ -56,9 +57,13 @@ export class BudgetNode implements TreeUsage, RunTicket {
     return { inputTokens: this.inputTokens, outputTokens: this.outputTokens, modelRequests: this.modelRequests, children: this.children }
   }
 
-  /** The run leaves the count (SPEC §9: when its result settles); answers the subtree's tokens as `treeUsage`. */
-  settled(): Usage {
-    this.end(this)
+  /**
+   * The run leaves the count (SPEC §9: when its result settles); answers the subtree's tokens as
+   * `treeUsage`, or nothing when the budget stopped counting before (unloaded mid-run): the
+   * messages after its unload were never counted, so its figure would be short.
+   */
+  settled(): Usage | undefined {
+    if (!this.end(this)) return undefined
     return { inputTokens: this.inputTokens, outputTokens: this.outputTokens }
   }
 }
@@ -105,7 +110,7 @@ export class Ledger {
   constructor(
     limits: TreeLimits,
     private readonly liveAgent: (id: string) => Agent | undefined,
-    private readonly end: (node: BudgetNode) => void,
+    private readonly end: (node: BudgetNode) => boolean,
   ) {
     this.setLimits(limits)
   }

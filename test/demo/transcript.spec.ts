@@ -126,7 +126,7 @@ describe('TranscriptPrinter', () => {
     printer.end(info('second', 1, { stopReason: 'completed' }))
     printer.event(first, event(2, 'assistant/message', { turn: 1, step: 1, content: text('first answer') }))
     expect(lines[0]).to.equal('  │ assistant  [second] second answer')
-    expect(lines[1]).to.match(/^ {2}└─ "second" completed · \d+\.\d ms$/)
+    expect(lines[1]).to.match(/^ {2}└─ "second" completed · \d+(\.\d)? ms$/)
     expect(lines[2]).to.equal('  │ assistant  first answer')
   })
 

@@ -409,6 +409,23 @@ describe('session.append validation (issue 9)', () => {
     expect(Object.isFrozen(data.ok)).to.equal(false)
   })
 
+  for (const [type, data, message] of [
+    ['assistant/message', { turn: 1, step: 1, content: 'ok' }, 'session event "assistant/message" data.content must be an array, got string'],
+    ['turn/end', { turn: 1, reason: 'completed' }, 'session event "turn/end" data.reason must be an object, got string'],
+    ['user/message', { content: [{ type: 'text', text: 7 }] }, 'session event "user/message" data.content[0] text must be a string, got number'],
+  ] as const) {
+    it(`rejects a ${type} whose data has the wrong shape, as a stored session or seed with it would be`, async () => {
+      const s = await scene()
+      const { agent } = await s.create()
+      expect(() => agent.session.append(type, data as never)).to.throw(message).with.property('code', 'INVALID_SESSION')
+      expect(agent.session.events).to.have.length(0)
+      // what append accepts, a seed accepts: the log stays one that can be resumed or forked
+      agent.session.append('note/ok', { n: 1 })
+      const child = await s.create({ seed: agent.session.events })
+      expect(typesOf(child.agent)).to.deep.equal(['note/ok', 'session/end-seed'])
+    })
+  }
+
   it('keeps every later seed of the session valid after a rejected append', async () => {
     const s = await scene()
     const parent = await s.create()

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { Agent, ToolExecution, ToolResult } from '../../lib/types.ts'
+import type { ToolExecution, ToolResult } from '../../lib/types.ts'
 import { lastOf, runTurn, scene } from '../support/scene.ts'
 
 const echo = {

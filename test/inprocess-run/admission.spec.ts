@@ -176,4 +176,39 @@ describe('InProcessRun admission (subagent/admit)', () => {
     offAdmit()
     expect([error?.message, settled]).to.deep.equal(['subagent request was aborted before child publication', 0])
   })
+  it('rejects at once when the signal aborts while an admit listener that ignores it is still waiting', async () => {
+    const host = await createDriverHost()
+    const controller = new AbortController()
+    const offAdmit = host.root.on('subagent/admit', () => new Promise<void>(() => {}))
+    const starting = host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
+    controller.abort()
+    const error = await starting.then(
+      () => undefined,
+      (reason: Error) => reason,
+    )
+    offAdmit()
+    expect(error?.message).to.equal('subagent request was aborted before child publication')
+    expect(host.root.agents.list()).to.deep.equal([host.parent])
+  })
+
+  it('emits subagent/abandon once, after the listener is done, for a start the abort cut short', async () => {
+    const host = await createDriverHost()
+    const controller = new AbortController()
+    const log: string[] = []
+    let letIn!: () => void
+    const offAdmit = host.root.on('subagent/admit', () =>
+      new Promise<void>((resolve) => (letIn = resolve)).then(() => void log.push('booked')),
+    )
+    const offAbandon = host.root.on('subagent/abandon', (_plan: SubagentPlan, error: Error) => void log.push(`abandoned: ${error.message}`))
+    const starting = host.root.inprocessRun.spawn(host.request({ signal: controller.signal }))
+    controller.abort()
+    await starting.catch(() => undefined)
+    expect(log).to.deep.equal([])
+    letIn()
+    await new Promise(setImmediate)
+    offAdmit()
+    offAbandon()
+    expect(log).to.deep.equal(['booked', 'abandoned: subagent request was aborted before child publication'])
+    expect(host.root.agents.list()).to.deep.equal([host.parent])
+  })
 })

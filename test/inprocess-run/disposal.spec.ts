@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
-import type { Agent } from '../../lib/types.ts'
+import type { Context } from 'cordis'
+import type { Agent, SubagentRun } from '../../lib/types.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { createDriverHost, createGate } from '../support/driver.ts'
 import { scene } from '../support/scene.ts'
@@ -40,6 +41,27 @@ describe('InProcessRun ownership and disposal (SPEC §2.5)', () => {
     await parent.dispose()
     expect((await run.result).stopReason).to.equal('aborted')
     expect(host.root.agents.get(run.id)).to.equal(undefined)
+    await run.dispose()
+  })
+
+  it('survives unloading the plugin that started it (SPEC §2.5)', async () => {
+    const host = await createDriverHost()
+    const gate = createGate()
+    host.root.models.register('gated', gate.adapter)
+    let started!: Promise<SubagentRun>
+    const starter = host.load({
+      inject: ['inprocessRun'],
+      apply(ctx: Context) {
+        started = ctx.inprocessRun.spawn(host.request({ agentOptions: { provider: 'gated' } }))
+      },
+    })
+    await starter
+    const run = await started
+    await gate.entered
+    await starter.dispose()
+    expect(run.agent.status).to.equal('running')
+    gate.open('finished anyway')
+    expect((await run.result).stopReason).to.equal('completed')
     await run.dispose()
   })
 

@@ -75,8 +75,9 @@ describe('lineage', () => {
       .find((id) => id !== root.id && host.root.agents.get(id) === undefined)
     await host.files.flush()
     const resumed = await host.root.agents.resume(childId!, { agentOptions: { provider: 'tree', model: 'm' } })
-    expect(resumed.agent.session.header.callId).to.match(/^call_/)
-    expect(resumed.agent.session.header.label).to.be.oneOf(['alpha', 'alpha-1', 'beta'])
+    const { label, callId } = resumed.agent.session.header
+    // the pair the parent's tool call gave this child, not only a well-formed one (SPEC §10)
+    expect([['alpha', 'call_a'], ['alpha-1', 'call_a1'], ['beta', 'call_b']]).to.deep.include([label, callId])
     await resumed.dispose()
   })
 })

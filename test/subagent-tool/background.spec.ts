@@ -240,6 +240,36 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     expect(eventsOf(parent, BACKGROUND_DELIVERED_EVENT)).to.deep.equal([])
   })
 
+  it('delivers nothing when the parent is disposed while a settled result waits for its turn to end (SPEC §8.2)', async () => {
+    const fixture = await createBackgroundFixture()
+    const gate = fixture.model.child('task')
+    const runId = runIdOf(await startInBackground(fixture, { prompt: 'task', label: 'late' }))
+    let entered!: () => void
+    const inTool = new Promise<void>((resolve) => (entered = resolve))
+    fixture.host.root.tools.register({
+      name: 'wait',
+      description: 'waits for its signal',
+      parameters: { type: 'object' },
+      execute: (_args, exec) =>
+        new Promise((_, reject) => {
+          entered()
+          exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true })
+        }),
+    })
+    fixture.model.parent({ toolCalls: [{ id: 'call_wait', name: 'wait', arguments: {} }] })
+    fixture.parent.followup('wait')
+    await inTool
+    gate.answer({ text: 'too late' })
+    await fixture.host.root.agents.get(runId)!.whenIdle()
+    const parent: Agent = fixture.parent
+    await fixture.parentHandle.dispose()
+    await fixture.host.root.subagentTool.settled()
+    expect(eventsOf(parent, BACKGROUND_DELIVERED_EVENT)).to.deep.equal([])
+    expect(fixture.deliveries()).to.deep.equal([])
+    expect(fixture.host.root.agents.get(runId)).to.equal(undefined)
+    expect(fixture.host.logged()).to.deep.equal([])
+  })
+
   it('keeps background runs across a hot reload of SubagentTool and still delivers them', async () => {
     const fixture = await createBackgroundFixture()
     const gate = fixture.model.child('task')

@@ -100,6 +100,34 @@ describe('Tracing spans', () => {
     expect(named(spans, 'chat test').status).to.deep.equal({ code: SpanStatusCode.ERROR, message: 'interrupted' })
   })
 
+  it('marks a run that hit its token limit with error status (SPEC §10)', async () => {
+    host.scripted.push({ text: 'half an answer', finish: 'max-tokens' })
+    const run = await host.root.inprocessRun.spawn({ parent: host.parent, prompt: 'write it', label: 'long', signal: new AbortController().signal })
+    expect((await run.result).stopReason).to.equal('max-tokens')
+    await run.dispose()
+    const span = named(host.recorder.spans(), 'invoke_agent long')
+    expect([span.attributes['subagent.stop_reason'], span.status]).to.deep.equal(['max-tokens', { code: SpanStatusCode.ERROR, message: 'max-tokens' }])
+  })
+
+  it('marks a run whose turn a pre-step hook refused with error status (SPEC §10)', async () => {
+    host.on('agent/pre-step', (agent, _step, next) => (agent === host.parent ? next() : { kind: 'reject' }))
+    const run = await host.root.inprocessRun.spawn({ parent: host.parent, prompt: 'do it', label: 'refused', signal: new AbortController().signal })
+    expect((await run.result).stopReason).to.equal('refusal')
+    await run.dispose()
+    const span = named(host.recorder.spans(), 'invoke_agent refused')
+    expect([span.attributes['subagent.stop_reason'], span.status]).to.deep.equal(['refusal', { code: SpanStatusCode.ERROR, message: 'refusal' }])
+  })
+
+  it('leaves no span open once a run disposed mid-request is disposed, with Tracing still loaded (SPEC §10)', async () => {
+    host.scripted.push('hang')
+    const run = await host.root.inprocessRun.spawn({ parent: host.parent, prompt: 'wait', label: 'slow', signal: new AbortController().signal })
+    await firstDelta(host, run.id)
+    expect(host.recorder.open()).to.equal(2)
+    await run.dispose()
+    expect(host.recorder.open()).to.equal(0)
+    expect(host.recorder.spans().map((span) => span.name)).to.have.members(['chat test', 'invoke_agent slow'])
+  })
+
   it('keeps concurrent children as siblings under their own tool spans', async () => {
     const gates = [createGate(), createGate()]
     let next = 0

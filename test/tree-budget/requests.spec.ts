@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import type { ModelAdapter, StreamPart, Usage } from '../../lib/types.ts'
+import StructuredOutput from '../../plugins/structured-output/index.ts'
 import { eventsOf } from '../support/harness.ts'
 import { createBudgetFixture } from './fixture.ts'
 
@@ -40,6 +41,21 @@ describe('TreeBudget: tokens and model requests (SPEC §9)', () => {
     })
     expect(eventsOf(run.agent, 'turn/end')).to.deep.equal([{ turn: 1, reason: { kind: 'budget', limit: 'tokens', used: 12, max: 10 } }])
     expect(fixture.host.scripted.requests).to.have.length(1)
+    await run.dispose()
+  })
+
+  it('keeps the budget stop of a structured child that never committed, rather than error (SPEC §3, §9)', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxModelRequests: 2 } })
+    await fixture.host.load(StructuredOutput, {})
+    fixture.host.root.tools.register({ name: 'look', description: 'l', parameters: { type: 'object' }, execute: () => 'seen' })
+    fixture.host.scripted.push({ toolCalls: [{ id: 'a', name: 'look', arguments: '{}' }] }, { toolCalls: [{ id: 'b', name: 'look', arguments: '{}' }] })
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request({ outputSchema: { type: 'object', properties: { x: { type: 'string' } } } }))
+    const result = await run.result
+    expect([result.stopReason, result.diagnostic, 'structured' in result]).to.deep.equal([
+      'budget',
+      'the delegation tree exhausted its modelRequests budget (2 of 2)',
+      false,
+    ])
     await run.dispose()
   })
 

@@ -3,6 +3,7 @@ import type { Agent } from '../../lib/types.ts'
 import type { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import type { TestHost } from '../support/harness.ts'
 import { createBudgetFixture } from './fixture.ts'
+import { createLatchModel } from './latch-model.ts'
 
 /** A global tool `helper` that starts one grandchild under the calling agent and returns its output. */
 function registerHelper(host: TestHost, inprocessRun: InProcessRun, cancel = false): void {
@@ -53,6 +54,27 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
     const result = await run.result
     expect(result.treeUsage).to.deep.equal({ inputTokens: 30, outputTokens: 4 })
     expect(fixture.budget.usage(fixture.root)).to.deep.equal({ inputTokens: 30, outputTokens: 4, modelRequests: 3, children: 2 })
+    await run.dispose()
+  })
+
+  it("answers usage() of a child with its subtree's figures, leaving out its parent's own (SPEC §9)", async () => {
+    const fixture = await createBudgetFixture()
+    const { inprocessRun } = fixture.host.root
+    registerHelper(fixture.host, inprocessRun)
+    fixture.host.scripted.push({ text: 'root answer', usage: { inputTokens: 100, outputTokens: 10 } })
+    fixture.root.followup('hello')
+    await fixture.root.whenIdle()
+    fixture.host.scripted.push(
+      { toolCalls: [{ id: 'h', name: 'helper', arguments: '{}' }], usage: { inputTokens: 10, outputTokens: 1 } },
+      { text: 'grandchild', usage: { inputTokens: 5, outputTokens: 2 } },
+      { text: 'child', usage: { inputTokens: 20, outputTokens: 3 } },
+    )
+    const run = await inprocessRun.spawn(fixture.request())
+    await run.result
+    expect([fixture.budget.usage(run.agent), fixture.budget.usage(fixture.root)]).to.deep.equal([
+      { inputTokens: 35, outputTokens: 6, modelRequests: 3, children: 1 },
+      { inputTokens: 135, outputTokens: 16, modelRequests: 4, children: 2 },
+    ])
     await run.dispose()
   })
 
@@ -109,5 +131,23 @@ describe('TreeBudget: usage roll-up (SPEC §9)', () => {
       { inputTokens: 0, outputTokens: 0 },
       { inputTokens: 0, outputTokens: 0, modelRequests: 1, children: 1 },
     ])
+  })
+})
+
+describe('TreeBudget: usage roll-up across an unload (SPEC §9, §0 hot reload)', () => {
+  it('reports no treeUsage, rather than a short one, for a run that settles after its TreeBudget was unloaded', async () => {
+    const fixture = await createBudgetFixture()
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: { provider: 'latch', model: 'm' } }))
+    await latch.entered('a')
+    await fixture.fiber.dispose()
+    // the scene compares with the host as it was before TreeBudget loaded
+    fixture.host.baseline = fixture.host.snapshots[1]!
+    latch.release('a')
+    const result = await run.result
+    expect(result.usage).to.deep.equal({ inputTokens: 3, outputTokens: 1 })
+    expect(result).not.to.have.property('treeUsage')
+    await run.dispose()
   })
 })

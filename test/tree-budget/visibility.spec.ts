@@ -80,6 +80,20 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     expect(Object.keys(bindingsFor(tools, exec))).not.to.include('subagent')
   })
 
+  it('hides subagent from a child whose reservation has no children left, while the tree still has some (SPEC §9)', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxChildren: 10 }, subagentTool: {} })
+    fixture.host.scripted.push('hang')
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request({ budget: { children: 0 } }))
+    const { tools } = fixture.host.root
+    expect(fixture.budget.remaining(run.agent).children).to.equal(0)
+    expect(tools.schemas(run.agent).map((schema) => schema.name)).not.to.include('subagent')
+    expect(tools.get('subagent', run.agent)).to.equal(undefined)
+    const result = await tools.execute({ name: 'subagent', arguments: { prompt: 'x' }, agent: run.agent })
+    expect([result.code, result.content]).to.deep.equal(['UNKNOWN_TOOL', [{ type: 'text', text: 'Error: unknown tool "subagent"' }]])
+    expect(tools.get('subagent', fixture.root)?.name).to.equal('subagent')
+    await run.dispose()
+  })
+
   it('hides subagent once the tree has no tokens left, and shows it again when a config update raises the limit', async () => {
     const fixture = await createBudgetFixture({ budget: { maxTokens: 5 }, subagentTool: {} })
     fixture.host.scripted.push({ text: 'hi', usage: { inputTokens: 4, outputTokens: 1 } })

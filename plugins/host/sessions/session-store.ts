@@ -6,7 +6,7 @@ import { SubagentError } from '../../../lib/errors.ts'
 import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
 import { eventDataProblem } from '../../../lib/session-event-shape.ts'
 import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
-import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, TurnEndReason, Usage } from '../../../lib/types.ts'
+import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
 /** Called after every append of a published session. Must not throw. */
@@ -101,8 +101,9 @@ export class SessionLog {
 
   /**
    * Appends one frozen event; `data` is frozen as given (the loop passes fresh JSON objects).
-   * Throws `SubagentError` (`INVALID_SESSION`), appending nothing, for an empty type or data that
-   * breaks the JSON-data rule a seed or a stored session is read back with (`lib/json-data.ts`).
+   * Throws `SubagentError` (`INVALID_SESSION`), appending nothing, for an empty type, data that
+   * breaks the JSON-data rule a seed or a stored session is read back with (`lib/json-data.ts`),
+   * or data of a loop event type with the wrong shape (`lib/session-event-shape.ts`).
    */
   append<T extends string>(type: T, data: T extends SessionEventType ? SessionEventData[T] : unknown): SessionEvent<T> {
     if (typeof type !== 'string' || !type) {
@@ -110,6 +111,10 @@ export class SessionLog {
     }
     const violation = jsonDataViolation(data)
     if (violation) throw new SubagentError('INVALID_SESSION', appendViolationMessage(type, violation))
+    // the loop's readers take a known event's fields as typed, and a seed or a stored session
+    // with a malformed one is refused: the log must not take what it could not be read back from
+    const problem = eventDataProblem(type, data)
+    if (problem) throw new SubagentError('INVALID_SESSION', `session event ${JSON.stringify(type)} ${problem}`)
     const event: AnySessionEvent = Object.freeze({ seq: this.#events.length, type, data: deepFreeze(data) })
     // the one place an event is typed by its `type`: the signature tied `data` to `type` already
     return this.#commit(event) as SessionEvent<T>
