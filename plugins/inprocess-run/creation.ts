@@ -4,7 +4,7 @@
 import type { Events } from 'cordis'
 import type { ListenerDispatch } from '../../lib/dispatch.ts'
 import { isThenable } from '../../lib/thenable.ts'
-import type { Agent, AgentOptions, CreateAgentOptions } from '../../lib/types.ts'
+import type { Agent, AgentOptions, CreateAgentOptions, ToolGuard } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
 
 /** Parent's provider, model, maxTokens (each only if set), then the request's, then the depth. */
@@ -62,13 +62,20 @@ function applyRequestScope(child: Agent, plan: StartPlan): void {
     const tools = child.ctx.tools
     // a tool unregistered since the snapshot is hidden anyway, and must not fail the start
     tools.restrict({ allow: inherited.filter((name) => tools.get(name) !== undefined) })
-    // the parent's guards meet the child's calls too: a model never reaches through a child a
-    // call it was denied (SPEC §8.3). Each sees the child's execution, as the child's own would
+    // the parent's guards meet the child's calls of the tools it inherited: a model never reaches
+    // through a child a call it was denied (SPEC §8.3). Each sees the child's execution, as the
+    // child's own would. A tool the parent never saw (the child's own, e.g. its structured-output
+    // capture tool) is not theirs to judge: an allowlist guard of the parent denied it every call
     const guards = plan.inheritedGuards
-    if (guards) for (let i = 0; i < guards.length; i++) tools.guard(guards[i]!)
-    // so do its own `tools/pre-execute` listeners: a deny there refuses a call as a guard does
     const preExecute = plan.inheritedPreExecute
-    if (preExecute) for (let i = 0; i < preExecute.length; i++) child.ctx.on('tools/pre-execute', denyOnly(preExecute[i] as PreExecute))
+    if (guards?.length || preExecute?.length) {
+      const seen = new Set(inherited)
+      if (guards) for (let i = 0; i < guards.length; i++) tools.guard(forInherited(guards[i]!, seen))
+      // so do its own `tools/pre-execute` listeners: a deny there refuses a call as a guard does
+      if (preExecute) {
+        for (let i = 0; i < preExecute.length; i++) child.ctx.on('tools/pre-execute', denyOnly(preExecute[i] as PreExecute, seen))
+      }
+    }
   }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
 }
@@ -77,18 +84,26 @@ type PreExecute = Events['tools/pre-execute']
 type PreExecuteAnswer = ReturnType<PreExecute>
 type PreExecuteNext = Parameters<PreExecute>[1]
 
+/** A parent's guard as its child inherits it: it judges only calls of tools in the parent's snapshot. */
+function forInherited(guard: ToolGuard, inherited: ReadonlySet<string>): ToolGuard {
+  return (exec) => (inherited.has(exec.name) ? guard(exec) : undefined)
+}
+
 /**
- * A parent's `tools/pre-execute` listener as its child inherits it: it may deny a call, never
- * allow one. Its `{kind:'allow'}` (made without `next()`, or after it) answers what the rest of the
- * child's waterfall answers, so the child's own listeners keep their deny (SPEC §8.3: nothing
- * inherited widens the child). Any other answer, a deny or a malformed one, stands as given.
+ * A parent's `tools/pre-execute` listener as its child inherits it: it judges only calls of tools
+ * in the parent's snapshot (`inherited`; any other goes to `next()` unseen), and may deny a call,
+ * never allow one. Only its `{kind:'deny'}` stands as given; any other answer (`{kind:'allow'}` made
+ * without `next()` or after it, and an answer of nothing or without a kind, which the pipeline
+ * lets through as an allow) answers what the rest of the child's waterfall answers, so the
+ * child's own listeners keep their deny (SPEC §8.3: nothing inherited widens the child).
  */
-function denyOnly(listener: PreExecute): PreExecute {
+function denyOnly(listener: PreExecute, inherited: ReadonlySet<string>): PreExecute {
   return (exec, next) => {
+    if (!inherited.has(exec.name)) return next()
     let downstream: ReturnType<PreExecuteNext> | undefined
     const once: PreExecuteNext = () => (downstream ??= next())
     const decide = (answer: Awaited<PreExecuteAnswer>): PreExecuteAnswer =>
-      (answer as { kind?: unknown } | null | undefined)?.kind === 'allow' ? once() : answer
+      (answer as { kind?: unknown } | null | undefined)?.kind === 'deny' ? answer : once()
     const answer = listener(exec, once)
     return isThenable(answer) ? (Promise.resolve(answer).then(decide) as PreExecuteAnswer) : decide(answer as Awaited<PreExecuteAnswer>)
   }

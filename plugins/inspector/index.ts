@@ -5,6 +5,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { thrownMessage } from '../../lib/errors.ts'
 import type { Session } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect } from '../host/index.ts'
@@ -32,6 +33,9 @@ declare module 'cordis' {
 /** Logged (info) once the page is served. */
 export const servingMessage = (url: string) => `inspector: ${url}`
 
+/** Logged (warn) for an error of the listening socket; the page is still served. */
+export const serverErrorMessage = (message: string) => `inspector: the server's socket failed (${message}); still listening`
+
 /**
  * Listens on `port` (0: any free one) and provides `ctx.inspector`, without waiting for the host.
  * Agents are shown from the moment both are loaded (the ones already published included); disposed agents stay in the view.
@@ -44,7 +48,9 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
   const url = await server.listen(config?.port ?? 0)
   ctx.effect(() => () => void server.close(), 'inspector server')
   ctx.provide('inspector', server)
-  ctx.logger('inspector').info(servingMessage(url))
+  const logger = ctx.logger('inspector')
+  server.on('server-error', (error) => logger.warn(serverErrorMessage(thrownMessage(error))))
+  logger.info(servingMessage(url))
   // the page is up before the host is: a CLI loads this plugin ahead of the config that adds it
   ctx.inject(['agents', 'sessions'], (inner) => {
     // one call per fold: a service call through cordis's proxy costs microseconds

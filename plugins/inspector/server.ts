@@ -20,7 +20,11 @@ import { inspectorPage } from './page.ts'
  */
 export interface InspectorSource {
   agents(): AgentView[]
-  /** The agent's events so far; for a live agent the list may grow between reads (append only). */
+  /**
+   * The agent's events so far; for a live agent the list may grow between reads (append only).
+   * The same list object while the agent's session is the same one: a new list (an agent resumed
+   * after its disposal) is sent to its followers whole, as a fresh `transcript`.
+   */
   events(id: string): readonly SessionEvent[] | undefined
   problems(): string[]
   /** Views changed since the previous call, each once; absent for a source that never changes. */
@@ -46,11 +50,14 @@ export interface InspectorServerOptions {
   maxUnreadBytes?: number
 }
 
-/** Emits `client-closed` (with the count left) whenever an event-stream client goes away. */
-export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining: number] }> {
+/**
+ * Emits `client-closed` (with the count left) whenever an event-stream client goes away, and
+ * `server-error` for an error of the listening socket once it listens (the server keeps listening).
+ */
+export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining: number]; 'server-error': [error: Error] }> {
   readonly #server: Server
-  /** Each connected client: the agent it follows, if any, and how many of its events it has. */
-  readonly #clients = new Map<ServerResponse, { follow: string | undefined; sent: number }>()
+  /** Each connected client: the agent it follows, if any, the list it reads and how many of its events it has. */
+  readonly #clients = new Map<ServerResponse, FollowState>()
   #port = 0
   // one read of the source per window, encoded once and written once per client: a busy host
   // changes agents thousands of times a second, and an agent changed twice is sent once
@@ -66,6 +73,12 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     super()
     this.#maxUnreadBytes = options.maxUnreadBytes ?? MAX_UNREAD_BYTES
     this.#server = createServer((request, response) => this.#handle(request, response))
+    // Node reports a connection libuv failed to accept (EMFILE, ENFILE, ENOMEM) as an 'error' of
+    // the listening server, which ends the process when nobody listens: the host must not die for
+    // its inspector page. The server keeps listening; `listen` still rejects on its own errors
+    this.#server.on('error', (error) => {
+      if (this.#server.listening) this.emit('server-error', error)
+    })
   }
 
   /** Listens on 127.0.0.1 (`port` 0: any free port). Rejects when the port is taken. */
@@ -112,7 +125,11 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
       }
       let frames = agents
       const events = state.follow === undefined ? undefined : this.source.events(state.follow)
-      if (events && events.length > state.sent) {
+      if (events && state.log && events !== state.log) {
+        // the agent was resumed after its disposal: its old list's counts say nothing of the new one
+        frames += frame('transcript', { id: state.follow, events })
+        state.sent = events.length
+      } else if (events && events.length > state.sent) {
         const key = `${state.sent} ${state.follow}`
         let text = encoded.get(key)
         if (text === undefined) {
@@ -123,6 +140,7 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
         frames += text
         state.sent = events.length
       }
+      if (events) state.log = events
       if (frames) client.write(frames)
     }
   }
@@ -177,13 +195,15 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     this.#write()
     let opening = frame('snapshot', { agents: this.source.agents(), problems: this.source.problems() })
     let sent = 0
+    let log: readonly SessionEvent[] | undefined
     if (follow !== undefined) {
-      const events = this.source.events(follow) ?? []
+      log = this.source.events(follow)
+      const events = log ?? []
       opening += frame('transcript', { id: follow, events })
       sent = events.length
     }
     response.write(opening)
-    this.#clients.set(response, { follow, sent })
+    this.#clients.set(response, { follow, sent, log })
     // unref: an open page never keeps the process alive
     if (this.source.changed) this.#ticker ??= setInterval(() => this.#write(), FLUSH_WINDOW_MS).unref()
     // a client that disconnects mid-stream is simply forgotten; a write error is not ours to raise
@@ -204,6 +224,14 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     if (this.#ticker) clearInterval(this.#ticker)
     this.#ticker = undefined
   }
+}
+
+/** What the server keeps per event-stream client. */
+interface FollowState {
+  follow: string | undefined
+  sent: number
+  /** The followed agent's list `sent` counts in; `undefined` until the agent has one. */
+  log: readonly SessionEvent[] | undefined
 }
 
 function frame(type: string, data: unknown): string {

@@ -124,7 +124,9 @@ export class Loader extends EventEmitter<LoaderEvents> {
         if (!spec.disabled) await this.#load(entry, report)
       }
       this.#warnWaiting(report.loaded)
-      if (this.options.watch) this.#watch(read?.text)
+      // a dispose() called while an entry applied has closed the watcher it found (none): one
+      // made now would stay open for good and hold the process
+      if (this.options.watch && !this.#disposal) this.#watch(read?.text)
       return report
     })
   }

@@ -145,11 +145,14 @@ async function* streamChat(
         const index = typeof piece.index === 'number' ? piece.index : position
         let call = pending.get(index)
         if (!call) pending.set(index, (call = { id: '', name: '', arguments: '' }))
-        if (piece.id && !call.id) call.id = piece.id
-        const name = piece.function?.name
+        // read as JSON gives them: a field of another type than the protocol's is left out (a
+        // number id or name passed on failed the turn; an object became "[object Object]")
+        const id: unknown = piece.id
+        if (typeof id === 'string' && id && !call.id) call.id = id
+        const name: unknown = piece.function?.name
         // a name may arrive in pieces (`get_`, `weather`); some servers repeat the whole name instead
-        if (name && name !== call.name) call.name += name
-        if (piece.function?.arguments) call.arguments += piece.function.arguments
+        if (typeof name === 'string' && name && name !== call.name) call.name += name
+        call.arguments += argumentText(piece.function?.arguments)
       })
       if (choice.finish_reason) {
         // a filtered answer is cut off, not complete: it must not pass for one
@@ -174,6 +177,15 @@ async function* streamChat(
     // closes the connection when the consumer stops early or the request failed
     controller.abort()
   }
+}
+
+/**
+ * A piece of a tool call's argument text: a string as it is; the whole arguments as a JSON object,
+ * which some OpenAI-compatible servers stream instead of its text, as that text; else `''`.
+ */
+function argumentText(piece: unknown): string {
+  if (typeof piece === 'string') return piece
+  return typeof piece === 'object' && piece !== null ? JSON.stringify(piece) : ''
 }
 
 /** A count as the host accepts it (a non-negative finite number), else `undefined`. */

@@ -186,6 +186,51 @@ describe('InProcessRun restriction inheritance (SPEC §8.3)', () => {
     expect(results).to.deep.equal([deniedShell])
   })
 
+  it("keeps the child's own deny when the parent's inherited listener answers nothing without next()", async () => {
+    // the pipeline runs a call whose waterfall answers no deny: an answer of nothing lets it through
+    const results = await childDenyUnderParentAllow(((exec: ToolExecution, next: () => unknown) =>
+      exec.name === 'shell' ? undefined : next()) as unknown as Events['tools/pre-execute'])
+    expect(results).to.deep.equal([deniedShell])
+  })
+
+  it("keeps the child's own deny when the parent's inherited listener resolves to an answer without a kind", async () => {
+    const results = await childDenyUnderParentAllow((async (exec: ToolExecution, next: () => unknown) =>
+      exec.name === 'shell' ? {} : next()) as unknown as Events['tools/pre-execute'])
+    expect(results).to.deep.equal([deniedShell])
+  })
+
+  /** The child's calls of `note`, a tool its own `subagent/setup` listener gives it, under a parent that allows only `read`. */
+  async function childOwnToolUnderParentAllowlist(allowOnlyRead: (host: DriverHost) => void): Promise<unknown> {
+    const host = await hostWithTools('read', 'shell')
+    allowOnlyRead(host)
+    const off = host.root.on('subagent/setup', (child) => {
+      child.ctx.tools.register(tool('note'))
+    })
+    host.scripted.push({ toolCalls: [{ name: 'note', arguments: {} }, { name: 'shell', arguments: {} }] }, { text: 'child' })
+    const run = await host.root.inprocessRun.spawn(host.request({ inheritRestrictions: true }))
+    await run.result
+    const results = toolResults(run.agent)
+    await run.dispose()
+    off()
+    return results
+  }
+
+  const onlyRead = { name: 'shell', isError: true, content: [{ type: 'text', text: 'Error: only read' }] }
+
+  it("runs the child's own tool that its parent's inherited guard would deny, and still denies an inherited one", async () => {
+    const results = await childOwnToolUnderParentAllowlist((host) => {
+      host.parent.ctx.tools.guard((exec) => (exec.name === 'read' ? undefined : 'only read'))
+    })
+    expect(results).to.deep.equal([{ name: 'note', isError: false, content: [{ type: 'text', text: 'note' }] }, onlyRead])
+  })
+
+  it("runs the child's own tool that its parent's inherited tools/pre-execute listener would deny, and still denies an inherited one", async () => {
+    const results = await childOwnToolUnderParentAllowlist((host) => {
+      host.parent.ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'read' ? next() : { kind: 'deny', reason: 'only read' }))
+    })
+    expect(results).to.deep.equal([{ name: 'note', isError: false, content: [{ type: 'text', text: 'note' }] }, onlyRead])
+  })
+
   it("keeps the flat scope without inheritRestrictions: the parent's guard does not reach the child", async () => {
     const host = await hostWithTools('read', 'shell')
     host.parent.ctx.tools.guard(denyShell)

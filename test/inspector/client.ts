@@ -2,7 +2,7 @@
  * A minimal event-stream client over node:http for inspector tests: reads frames as they arrive.
  */
 import { get, type IncomingMessage } from 'node:http'
-import { connect, type Socket } from 'node:net'
+import { connect, Server, type Socket } from 'node:net'
 
 export interface Frame {
   event: string
@@ -107,4 +107,16 @@ export function openStalled(url: string, path: string): Socket {
   socket.on('error', () => undefined)
   socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`)
   return socket
+}
+
+/** The process's listening server on 127.0.0.1:`port`. */
+export function listeningServer(port: number): Server {
+  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles()
+  const found = handles.find((handle): handle is Server => {
+    if (!(handle instanceof Server)) return false
+    const address = handle.address()
+    return typeof address === 'object' && address?.port === port
+  })
+  if (!found) throw new Error(`no server listens on port ${port}`)
+  return found
 }

@@ -1,10 +1,10 @@
 import { expect } from 'chai'
 import type { Fiber } from 'cordis'
 import type { AgentView } from '../../lib/agent-view.ts'
-import Inspector from '../../plugins/inspector/index.ts'
+import Inspector, { serverErrorMessage } from '../../plugins/inspector/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'
-import { openStream } from './client.ts'
+import { listeningServer, openStream } from './client.ts'
 import '../support/unhandled.ts'
 
 /** Listeners per event name on the root's table. */
@@ -63,6 +63,17 @@ describe('Inspector plugin', () => {
       'agent/created': 1,
       'subagent/end': 1,
     })
+  })
+
+  it('logs an accept error of its listening socket and keeps serving the page', async () => {
+    const { url } = host.root.inspector
+    const failure = Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' })
+    listeningServer(Number(new URL(url).port)).emit('error', failure)
+    expect(host.logged()).to.include(serverErrorMessage('accept EMFILE'))
+    expect(serverErrorMessage('accept EMFILE')).to.equal("inspector: the server's socket failed (accept EMFILE); still listening")
+    const client = await openStream(url)
+    await client.next('snapshot')
+    client.disconnect()
   })
 
   it('closes its streams and its port, and leaves no listener, when unloaded', async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { AgentView } from '../../lib/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import { badTargetMessage, type InspectorSource, InspectorServer, refusedHostMessage } from '../../plugins/inspector/index.ts'
-import { fetchWithHost, openStalled, openStream, sendRaw } from './client.ts'
+import { fetchWithHost, listeningServer, openStalled, openStream, sendRaw } from './client.ts'
 import '../support/unhandled.ts'
 
 function view(id: string, parentId?: string): AgentView {
@@ -132,6 +132,29 @@ describe('InspectorServer', () => {
     late.disconnect()
   })
 
+  it("sends a follower the whole new transcript when its agent's event list is replaced (resumed after its disposal)", async () => {
+    const source = liveSource([view('a')])
+    source.append('a', 'turn/start')
+    source.append('a', 'turn/end')
+    server = new InspectorServer(source.live, 'test')
+    const client = await openStream(await server.listen(0), 'a')
+    await client.next('transcript')
+    const resumed: SessionEvent[] = [
+      { seq: 0, type: 'turn/start', data: {} },
+      { seq: 1, type: 'turn/end', data: {} },
+      { seq: 2, type: 'turn/start', data: {} },
+    ]
+    source.live.events = (id) => (id === 'a' ? resumed : undefined)
+    source.change(view('a'))
+    await client.next('agent')
+    // a later window's frame: everything the window of the change wrote has arrived by then
+    source.change(view('b'))
+    await client.next('agent')
+    expect([client.unread('transcript'), client.unread('event')]).to.deep.equal([1, 0])
+    expect((await client.next('transcript')).data).to.deep.equal({ id: 'a', events: resumed })
+    client.disconnect()
+  })
+
   it('sends a followed agent transcript so far right after the snapshot', async () => {
     const events: SessionEvent[] = [{ seq: 0, type: 'turn/start', data: { turn: 1 } }]
     server = new InspectorServer(source([view('a')], { a: events }), 'test')
@@ -166,6 +189,20 @@ describe('InspectorServer', () => {
     const reply = await sendRaw(url, `GET //[ HTTP/1.0\r\nHost: ${host}`)
     expect(reply.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request')
     expect(reply.slice(reply.indexOf('\r\n\r\n') + 4)).to.equal(badTargetMessage)
+    expect((await fetchWithHost(url, '/', host)).status).to.equal(200)
+  })
+
+  it('keeps serving when its listening socket reports an accept error, and reports it as server-error', async () => {
+    server = new InspectorServer(source([view('a')]), 'test')
+    const url = await server.listen(0)
+    const host = new URL(url).host
+    const reported: unknown[] = []
+    server.on('server-error', (error) => reported.push(error))
+    // what Node's net module does when libuv fails to accept a connection (EMFILE, ENFILE, ENOMEM):
+    // an 'error' event on the listening server, which ends the process when nobody listens
+    const failure = Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' })
+    expect(listeningServer(Number(new URL(url).port)).emit('error', failure)).to.equal(true)
+    expect(reported).to.deep.equal([failure])
     expect((await fetchWithHost(url, '/', host)).status).to.equal(200)
   })
 

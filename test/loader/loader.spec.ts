@@ -223,6 +223,30 @@ describe('Loader', () => {
       ])
       expect(fiberCount(root)).to.equal(0)
     })
+
+    it('leaves no file watch open when it is disposed while start applies an entry', async () => {
+      const gateKey = Symbol.for('subagent-inprocess.loader-test.gate')
+      const gate: { entered?: () => void; opened?: Promise<void> } = {}
+      const entered = new Promise<void>((resolve) => (gate.entered = resolve))
+      let open = () => {}
+      gate.opened = new Promise<void>((resolve) => (open = resolve))
+      ;(globalThis as { [gateKey]?: typeof gate })[gateKey] = gate
+      space.write(
+        'slow.ts',
+        `export default async function Slow() {\n  const gate = (globalThis as any)[Symbol.for('subagent-inprocess.loader-test.gate')]\n  gate.entered()\n  await gate.opened\n}\n`,
+      )
+      space.write('cordis.yml', 'plugins:\n  slow: { path: ./slow.ts }\n')
+      await closePhase()
+      const before = fileWatches()
+      const { loader } = space.loader({ watch: true })
+      const started = loader.start()
+      await entered
+      const disposed = loader.dispose()
+      open()
+      await Promise.all([started, disposed])
+      await closePhase()
+      expect(fileWatches()).to.equal(before)
+    })
   })
 
   describe('hostConfigFile', () => {
@@ -339,3 +363,14 @@ LocaleProbe.Config = Schema.object({ name: Schema.string().default('probe'), loc
     })
   })
 })
+
+/** Open `fs.watch` handles of the process. */
+function fileWatches(): number {
+  return process.getActiveResourcesInfo().filter((resource) => resource === 'FSEventWrap').length
+}
+
+/** Resolves after the event loop's next close phase: a watch closed before is gone by then. */
+async function closePhase(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  await new Promise<void>((resolve) => setImmediate(resolve))
+}

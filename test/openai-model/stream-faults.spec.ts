@@ -6,7 +6,7 @@ import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import { createOpenAIAdapter } from '../../plugins/openai-model/adapter.ts'
 import { ContentFilterError, ModelRequestError } from '../../plugins/openai-model/errors.ts'
 import { OpenAIModel } from '../../plugins/openai-model/index.ts'
-import { type ChatHandler, type ChatServer, finishChunk, sendError, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
+import { type ChatHandler, type ChatServer, chunk, finishChunk, sendError, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
 
 const apiKey = 'sk-stream-faults-5d1e'
 const filtered = "model request failed: the provider's content filter stopped the answer"
@@ -64,6 +64,23 @@ describe('openai-model adapter: stream faults', () => {
       finishChunk('tool_calls'),
     ])
     expect(parts[0]).to.deep.equal({ type: 'tool-call', id: 'call_a', name: 'get_weather', arguments: '{}' })
+  })
+
+  it('sends tool-call arguments a server streamed as a JSON object as their JSON text', async () => {
+    const { parts } = await streamOf([
+      chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: { city: 'Oslo' } } }] }),
+      finishChunk('tool_calls'),
+    ])
+    expect(parts[0]).to.deep.equal({ type: 'tool-call', id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo"}' })
+  })
+
+  it('leaves out a tool-call id and name a server streamed as numbers instead of passing them on', async () => {
+    const { parts } = await streamOf([
+      chunk({ tool_calls: [{ index: 0, id: 7, type: 'function', function: { name: 5, arguments: '{}' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_b', function: { name: 'lookup' } }] }),
+      finishChunk('tool_calls'),
+    ])
+    expect(parts[0]).to.deep.equal({ type: 'tool-call', id: 'call_b', name: 'lookup', arguments: '{}' })
   })
 
   it('fails a content_filter finish with code CONTENT_FILTERED instead of finishing', async () => {

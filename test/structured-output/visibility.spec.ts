@@ -61,6 +61,17 @@ describe('StructuredOutput visibility (SPEC §3)', () => {
     await Promise.all([first.dispose(), second.dispose()])
   })
 
+  it("commits through its own tool when the child inherits a parent's guard that allows only another tool", async () => {
+    const fixture = await createFixture()
+    const { host } = fixture
+    fixture.parent.ctx.tools.guard((exec) => (exec.name === 'read' ? undefined : 'only read'))
+    host.scripted.push({ toolCalls: [call('structured_output', { answer: 42 })] })
+    const run = await host.root.inprocessRun.spawn(fixture.request({ inheritRestrictions: true }))
+    const result = await run.result
+    expect([result.stopReason, result.structured]).to.deep.equal(['completed', { answer: 42 }])
+    await run.dispose()
+  })
+
   it('hides the tool from the parent, a sibling and a tool-less caller', async () => {
     const fixture = await createFixture()
     const { root } = fixture.host
