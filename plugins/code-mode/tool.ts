@@ -45,7 +45,6 @@ export interface RunCodeArgs {
   code: string
 }
 
-/** The text blocks of a result, joined by newlines. */
 /** A nested call's error result, as the program sees it: the message without `Error: `. */
 function callError(result: ToolResult): ToolCallError {
   return new ToolCallError(textOf(result.content).replace(/^Error: /, ''), result.code || undefined)

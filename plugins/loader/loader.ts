@@ -75,6 +75,10 @@ function newReport(cause: ReloadReport['cause'], file: string): ReloadReport {
   return { cause, file, loaded: [], updated: [], restarted: [], unloaded: [], failed: [] }
 }
 
+function notStarted(method: string): HostConfigError {
+  return new HostConfigError(`loader has not started: call start() before ${method}()`)
+}
+
 /**
  * The host config loader. `start()` applies the config; with `watch`, file changes then trigger
  * passes, one at a time. `dispose()` stops watching and unloads every entry, last one first.
@@ -87,6 +91,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
   #queue: Promise<unknown> = Promise.resolve()
   #watcher?: FileWatcher
   #disposal?: Promise<void>
+  #started = false
   #offExit?: () => void
   #offFile?: () => void
   readonly #logger: Logger
@@ -111,8 +116,13 @@ export class Loader extends EventEmitter<LoaderEvents> {
     return [...this.#entries].filter(([, entry]) => entry.fiber).map(([key]) => key)
   }
 
-  /** Reads the config and applies its entries in order, awaiting each. Never rejects for a bad entry. */
+  /**
+   * Reads the config and applies its entries in order, awaiting each. Never rejects for a bad
+   * entry; rejects a second call (its entries would be applied twice, the first ones never unloaded).
+   */
   start(): Promise<ReloadReport> {
+    if (this.#started) return Promise.reject(new HostConfigError('loader has started already: reload() applies the config file again'))
+    this.#started = true
     return this.#enqueue(async () => {
       this.#offExit ??= this.root.on('loader/exit', (code) => this.emit('exit', code))
       this.#offFile ??= this.root.provide('hostConfigFile', this.file)
@@ -131,13 +141,15 @@ export class Loader extends EventEmitter<LoaderEvents> {
     })
   }
 
-  /** Re-reads the config file and applies the difference (what a config file change does). */
+  /** Re-reads the config file and applies the difference (what a config file change does). Rejects before `start()`. */
   reload(): Promise<ReloadReport> {
+    if (!this.#started) return Promise.reject(notStarted('reload'))
     return this.#enqueue(async () => this.#announce(await this.#reloadConfig()))
   }
 
-  /** Re-imports a plugin file and restarts its entries (what a plugin file change does). */
+  /** Re-imports a plugin file and restarts its entries (what a plugin file change does). Rejects before `start()`. */
   reloadSource(file: string): Promise<ReloadReport> {
+    if (!this.#started) return Promise.reject(notStarted('reloadSource'))
     return this.#enqueue(async () => this.#announce(await this.#reloadSource(resolve(file))))
   }
 

@@ -3,7 +3,29 @@
  */
 import { expect } from 'chai'
 import { chooseModel, type DemoDriver } from '../../demo/driver.ts'
+import { onlyBlock, readDoc, section } from '../docs/markdown.ts'
 import { type CliOutcome as Outcome, runCli } from '../support/cli.ts'
+
+/** The README's captured transcript ("The demo"). */
+const captured = onlyBlock(section(readDoc('README.md'), 'The demo'), 'text')
+
+/**
+ * A transcript with its run-dependent parts replaced (ids, whole or cut short, and durations), split into
+ * the parent's lines, in order, and the children's start and end lines, sorted: the children run
+ * side by side, so how their streamed lines interleave is not fixed, while the parent's side is.
+ */
+function normalized(transcript: string): { parent: string[]; children: string[] } {
+  const lines = transcript
+    .replace(/\b[0-9a-f]{8}(?:-[0-9a-f]*)*…?/g, '<id>')
+    .replace(/ · [\d.,]+ ms$/gm, ' · <t> ms')
+    .split('\n')
+    .filter((line) => line !== '')
+  const child = (line: string) => /^ {2}[│┌└]/.test(line)
+  return {
+    parent: lines.filter((line) => !child(line)),
+    children: lines.filter((line) => /^ {2}[┌└]/.test(line)).sort(),
+  }
+}
 
 function runDemo(extra: string[] = []): Promise<Outcome> {
   const env = { ...process.env }
@@ -83,6 +105,18 @@ describe('the demo (npm start)', function () {
 
   it('prints the structured value of the checklist child', () => {
     expect(outcome.stdout).to.include('  │ structured {\n  │              "version": "2.0.0",\n  │              "breaking": true,')
+  })
+
+  it("prints the parent's side of the transcript the README shows, ids and durations aside", () => {
+    expect(normalized(outcome.stdout).parent).to.deep.equal(normalized(captured).parent)
+  })
+
+  it("starts and ends the children the README's transcript shows, ids and durations aside", () => {
+    expect(normalized(outcome.stdout).children).to.deep.equal(normalized(captured).children)
+  })
+
+  it('keeps demo/TRANSCRIPT.md showing the transcript the README shows', () => {
+    expect(onlyBlock(readDoc('demo/TRANSCRIPT.md'), 'text')).to.equal(captured)
   })
 
   it('ends with the summary line, showing the usage of the whole delegation tree', () => {

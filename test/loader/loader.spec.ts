@@ -210,6 +210,36 @@ describe('Loader', () => {
     })
   })
 
+  describe('misuse', () => {
+    it('rejects a second start and leaves the first one applied once', async () => {
+      space.write('cordis.yml', twoProbes)
+      const { root, loader } = space.loader()
+      await loader.start()
+      const error = await loader.start().then(
+        () => undefined,
+        (reason: Error) => reason,
+      )
+      expect([error?.message, (error as { code?: string } | undefined)?.code]).to.deep.equal(['loader has started already: reload() applies the config file again', 'CONFIG'])
+      expect(probeLog().map((record) => record.event)).to.deep.equal(['apply', 'apply'])
+      await loader.dispose()
+      expect(fiberCount(root)).to.equal(0)
+    })
+
+    for (const method of ['reload', 'reloadSource'] as const) {
+      it(`rejects ${method}() before start() and loads nothing`, async () => {
+        space.write('cordis.yml', twoProbes)
+        const { root, loader } = space.loader()
+        const error = await (method === 'reload' ? loader.reload() : loader.reloadSource(space.configFile)).then(
+          () => undefined,
+          (reason: Error) => reason,
+        )
+        expect([error?.message, (error as { code?: string } | undefined)?.code]).to.deep.equal([`loader has not started: call start() before ${method}()`, 'CONFIG'])
+        expect(probeLog()).to.deep.equal([])
+        expect(fiberCount(root)).to.equal(0)
+      })
+    }
+  })
+
   describe('dispose', () => {
     it('unloads every entry, last one first, and leaves no fiber', async () => {
       space.write('cordis.yml', twoProbes)
