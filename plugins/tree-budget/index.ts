@@ -8,7 +8,7 @@ import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
 import { Admission, type Lane } from './admission.ts'
 import { type BudgetNode, Ledger } from './ledger.ts'
-import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord, SNAPSHOT_EVENT, type SnapshotRecord } from './session-record.ts'
+import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord, SNAPSHOT_EVENT, type SnapshotRecord, usageBeyond } from './session-record.ts'
 
 export { SubagentBudgetError } from '../../lib/errors.ts'
 export type { BudgetRemaining }
@@ -47,7 +47,7 @@ export class TreeBudget {
         this.#end(node)
         return this.#counting
       },
-      (node, agent) => this.#holdAdopted(node, agent),
+      (node, agent, counted, startCounted) => this.#holdAdopted(node, agent, counted, startCounted),
     )
     this.#admission = new Admission(
       () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
@@ -197,15 +197,29 @@ export class TreeBudget {
   /**
    * A run an unloaded budget admitted still runs: it holds a slot of its parent's lane here until
    * its agent is idle (its ticket, which would free it at settle, is the unloaded instance's), so
-   * `maxConcurrent` holds across a reload.
+   * `maxConcurrent` holds across a reload. Then, with a session store, its parent's file gets a
+   * `budget/child` record of what the file does not hold yet (`counted`; no start when
+   * `startCounted`), so a later resume of the parent counts it.
    */
-  #holdAdopted(node: BudgetNode, agent: Agent): void {
+  #holdAdopted(node: BudgetNode, agent: Agent, counted: Readonly<TreeUsage>, startCounted: boolean): void {
     const parentNode = node.parent
     if (agent.status !== 'running' || !parentNode) return
     const lane = parentNode.lane ?? (parentNode.lane = this.#admission.lane(parentNode.agentId))
     lane.live++
-    const release = () => this.#admission.release(lane)
-    agent.whenIdle().then(release, release)
+    const parent = this.#agents.get(parentNode.agentId)
+    const done = () => {
+      this.#admission.release(lane)
+      // after this instance's unload its snapshot of the parent holds it
+      if (!this.#counting || !this.#isPersisting() || !parent || this.#agents.get(parent.id) !== parent) return
+      const record: ChildRecord = { childId: node.agentId, usage: usageBeyond(node.usage(), counted) }
+      if (startCounted) record.continued = true
+      try {
+        parent.session.append(CHILD_EVENT, record)
+      } catch {
+        // a parent whose session is gone has no file to keep the record in
+      }
+    }
+    agent.whenIdle().then(done, done)
   }
 
   #stopFor(node: BudgetNode): BudgetStop | undefined {

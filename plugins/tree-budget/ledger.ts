@@ -5,7 +5,7 @@
  */
 import { type BudgetAmounts, Pool, type SpentLimit } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, RunTicket, TreeUsage, Usage } from '../../lib/types.ts'
-import { amountsOf, childCount, grantOf, type OwnRecord, ownRecord } from './session-record.ts'
+import { amountsOf, childCount, grantOf, usageBeyond, type OwnRecord, ownRecord } from './session-record.ts'
 import type { Lane } from './admission.ts'
 
 /**
@@ -110,14 +110,15 @@ export class Ledger {
    * @param liveAgents every published agent (to adopt a tree's live agents after a reload)
    * @param end what an admitted child's `settled()` calls (see `BudgetNode`)
    * @param adopted told of each live agent of a reloaded tree that joins its parent's node here:
-   *   a run an earlier budget admitted, which holds no ticket of this one
+   *   a run an earlier budget admitted, which holds no ticket of this one; with what of its
+   *   subtree its parent's file already holds, and whether that includes its start
    */
   constructor(
     limits: TreeLimits,
     private readonly liveAgent: (id: string) => Agent | undefined,
     private readonly liveAgents: () => Iterable<Agent>,
     private readonly end: (node: BudgetNode) => boolean,
-    private readonly adopted: (node: BudgetNode, agent: Agent) => void,
+    private readonly adopted: (node: BudgetNode, agent: Agent, counted: Readonly<TreeUsage>, startCounted: boolean) => void,
   ) {
     this.setLimits(limits)
   }
@@ -276,9 +277,10 @@ export class Ledger {
     // a disposed agent's reading restores all of it; a live one, what its snapshot or its
     // parent's record covers (a resumed child's run settled with a `budget/child` record)
     let counted: Readonly<TreeUsage> | undefined = record.snapshot?.usage
+    let count: 'record' | 'start' | undefined
     if (!live) counted = record.usage
     else if (!counted) {
-      const count = childCount(parentAgent.session.events, parentSeed, agent.id)
+      count = childCount(parentAgent.session.events, parentSeed, agent.id)
       if (count) counted = count === 'record' ? record.usage : ZERO_USAGE
     }
     // a start no count holds (a child let out of the queue when an earlier budget was unloaded)
@@ -294,7 +296,7 @@ export class Ledger {
       if (pool !== parent.pool) pool.close()
       return node
     }
-    const since = counted ? differenceUsage(record.usage, counted) : record.usage
+    const since = counted ? usageBeyond(record.usage, counted) : record.usage
     for (let at: BudgetNode | undefined = parent; at; at = at.parent) addUsage(at, since)
     pool.charge('tokens', since.inputTokens + since.outputTokens)
     pool.charge('modelRequests', since.modelRequests)
@@ -304,8 +306,9 @@ export class Ledger {
     if (pool !== parent.pool) node.reservation = pool
     node.reloaded = record.snapshot !== undefined
     this.#nodes.set(agent.id, node)
-    // started under an unloaded budget: with a snapshot, or let out of its queue at the unload
-    if (node.reloaded || parent.reloaded) this.adopted(node, agent)
+    // started under an unloaded budget: with a snapshot, published after the unload (`started`),
+    // or let out of its queue at the unload; a resumed child whose run settled is none of these
+    if (node.reloaded || (parent.reloaded && count !== 'record')) this.adopted(node, agent, counted ?? ZERO_USAGE, counted !== undefined)
     return node
   }
 
@@ -336,16 +339,6 @@ const ZERO_USAGE: Readonly<TreeUsage> = Object.freeze({ inputTokens: 0, outputTo
 function difference(total: Readonly<BudgetAmounts>, part: Readonly<BudgetAmounts>): BudgetAmounts {
   return {
     tokens: Math.max(0, total.tokens - part.tokens),
-    modelRequests: Math.max(0, total.modelRequests - part.modelRequests),
-    children: Math.max(0, total.children - part.children),
-  }
-}
-
-/** What `total` holds beyond `part`, never negative (a record read back may disagree). */
-function differenceUsage(total: Readonly<TreeUsage>, part: Readonly<TreeUsage>): TreeUsage {
-  return {
-    inputTokens: Math.max(0, total.inputTokens - part.inputTokens),
-    outputTokens: Math.max(0, total.outputTokens - part.outputTokens),
     modelRequests: Math.max(0, total.modelRequests - part.modelRequests),
     children: Math.max(0, total.children - part.children),
   }

@@ -30,6 +30,11 @@ export interface GrantRecord {
 export interface ChildRecord {
   childId: string
   usage: TreeUsage
+  /**
+   * The child's start (and whatever `usage` leaves out) is already in the parent's file — a child
+   * whose run an unloaded budget admitted: `usage` is what it spent since, and counts no start.
+   */
+  continued?: true
 }
 
 export interface SnapshotRecord {
@@ -100,17 +105,28 @@ export function ownRecord(events: readonly SessionEvent[], seedLength: number): 
       }
     } else if (event.type === 'step/start') usage.modelRequests++
     else if (event.type === CHILD_EVENT) {
-      const child = (event.data as Partial<ChildRecord> | null)?.usage
+      const data = event.data as Partial<ChildRecord> | null
+      const child = data?.usage
       if (!isUsage(child)) continue
       usage.inputTokens += child.inputTokens
       usage.outputTokens += child.outputTokens
       usage.modelRequests += child.modelRequests
-      usage.children += child.children + 1
+      usage.children += child.children + (data?.continued === true ? 0 : 1)
     }
   }
   const record: OwnRecord = { ...amountsOf(usage), usage }
   if (snapshot) record.snapshot = snapshot
   return record
+}
+
+/** What `total` holds beyond `part`, never negative (a record read back may disagree). */
+export function usageBeyond(total: Readonly<TreeUsage>, part: Readonly<TreeUsage>): TreeUsage {
+  return {
+    inputTokens: Math.max(0, total.inputTokens - part.inputTokens),
+    outputTokens: Math.max(0, total.outputTokens - part.outputTokens),
+    modelRequests: Math.max(0, total.modelRequests - part.modelRequests),
+    children: Math.max(0, total.children - part.children),
+  }
 }
 
 /** A subtree usage as the amounts a pool counts. */

@@ -7,7 +7,7 @@ import { SubagentBudgetError } from '../../lib/errors.ts'
 import type { Agent } from '../../lib/types.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import TreeBudget from '../../plugins/tree-budget/index.ts'
-import { createFilesHost } from '../session-files/fixture.ts'
+import { createFilesHost, scriptedOptions } from '../session-files/fixture.ts'
 import { rejectionOf, type Scene } from '../support/scene.ts'
 import { createBudgetFixture } from './fixture.ts'
 import { createLatchModel, type LatchModel } from './latch-model.ts'
@@ -223,6 +223,32 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
       await reload(host, host.fibers[2]!, 2, { maxTokens: 100 })
       expect(host.root.treeBudget.remaining(root).tokens).to.equal(60)
       await host.end()
+    })
+
+    it("writes what a child live across the reload spent after it into its parent's file, without a second start", async () => {
+      const first = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const latch = useLatch(first)
+      const root = await first.create({})
+      const run = await first.root.inprocessRun.spawn({ parent: root.agent, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
+      await latch.entered('a')
+      await reload(first, first.fibers[2]!, 2, { maxTokens: 100 })
+      latch.release('a')
+      await run.result
+      await run.agent.whenIdle()
+      await run.dispose()
+      // disposed before the host ends: the root's file gets no snapshot at that last unload
+      await root.dispose()
+      await first.files.flush()
+      await first.end()
+
+      const second = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const handle = await second.root.agents.resume(root.agent.id, { agentOptions: scriptedOptions })
+      expect([second.root.treeBudget.usage(handle.agent), second.root.treeBudget.remaining(handle.agent).tokens]).to.deep.equal([
+        { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 1 },
+        96,
+      ])
+      await handle.dispose()
+      await second.end()
     })
   })
 })

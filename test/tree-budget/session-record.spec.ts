@@ -90,6 +90,14 @@ describe('TreeBudget session records: the snapshot a reloaded budget starts from
     })
   }
 
+  it('adds a continued budget/child record without counting its child a second time', () => {
+    const events: SessionEvent[] = [
+      { seq: 0, type: SNAPSHOT_EVENT, data: { usage: snapshotUsage } },
+      { seq: 1, type: CHILD_EVENT, data: { childId: 'c1', usage: { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 0 }, continued: true } },
+    ]
+    expect(ownRecord(events, 0).usage).to.deep.equal({ inputTokens: 43, outputTokens: 1, modelRequests: 3, children: 1 })
+  })
+
   it("tells a child counted whole (budget/child) from one whose start alone a snapshot holds", () => {
     const events: SessionEvent[] = [
       { seq: 0, type: CHILD_EVENT, data: { childId: 'c1', usage: snapshotUsage } },
