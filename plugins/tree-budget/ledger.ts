@@ -231,7 +231,11 @@ export class Ledger {
         const parent = this.nodeOf(liveParent)
         // restoring the parent's tree may have adopted this agent already (see `#adoptLive`)
         const adopted = live ? this.known(agent.id) : undefined
-        return adopted ?? this.#joinNode(agent, record, parent, liveParent, live)
+        if (adopted) return adopted
+        const node = this.#joinNode(agent, record, parent, liveParent, live)
+        // the walk from the tree's head skipped this agent (it was being restored), and so its subtree
+        if (live && (node.reloaded || parent.reloaded)) this.#adoptLive(node, agent)
+        return node
       }
     }
     const snapshot = record.snapshot

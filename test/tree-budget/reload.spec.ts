@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Fiber } from 'cordis'
 import { expect } from 'chai'
 import { SubagentBudgetError } from '../../lib/errors.ts'
-import type { Agent } from '../../lib/types.ts'
+import type { Agent, SubagentRun } from '../../lib/types.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import TreeBudget from '../../plugins/tree-budget/index.ts'
 import { createFilesHost, scriptedOptions } from '../session-files/fixture.ts'
@@ -180,6 +180,39 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
     expect([budget.remaining(fixture.root).tokens, budget.remaining(run.agent).tokens]).to.deep.equal([90, 6])
     await run.dispose()
     expect(budget.remaining(fixture.root).tokens).to.equal(96)
+  })
+
+  it('adopts every live agent below the one whose request met the reloaded budget first, reservations included', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxTokens: 100 } })
+    const latch = useLatch(fixture.host)
+    const grandchildren: SubagentRun[] = []
+    fixture.host.root.tools.register({
+      name: 'fan',
+      description: 'starts two grandchildren',
+      parameters: { type: 'object' },
+      async execute(_args, exec) {
+        const start = (prompt: string, budget?: { tokens: number }) =>
+          fixture.host.root.inprocessRun.spawn({ parent: exec.agent!, prompt, signal: new AbortController().signal, agentOptions: latched, budget })
+        grandchildren.push(await start('g1'), await start('g2', { tokens: 20 }))
+        for (const run of grandchildren) await run.result
+        await Promise.all(grandchildren.map((run) => run.dispose()))
+        return 'ok'
+      },
+    })
+    fixture.host.scripted.push(
+      { toolCalls: [{ id: 'f', name: 'fan', arguments: '{}' }], usage: { inputTokens: 10, outputTokens: 0 } },
+      { text: 'p', usage: { inputTokens: 5, outputTokens: 0 } },
+    )
+    const run = await fixture.host.root.inprocessRun.spawn(fixture.request())
+    await Promise.all([latch.entered('g1'), latch.entered('g2')])
+    await reload(fixture.host, fixture.fiber, 1, { maxTokens: 100 })
+    latch.release('g1')
+    await grandchildren[0]!.result
+    // spent: 10 by the child, 4 by g1; held back: g2's 20
+    expect(fixture.host.root.treeBudget.remaining(fixture.root).tokens).to.equal(66)
+    latch.release('g2')
+    expect((await run.result).stopReason).to.equal('completed')
+    await run.dispose()
   })
 
   it('counts once the start of a child admitted before the unload and published after it', async () => {
