@@ -6,11 +6,12 @@ import { randomUUID } from 'node:crypto'
 import OpenAI, { type ClientOptions } from 'openai'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import type { FinishReason, ModelAdapter, ModelRequest, StreamPart, Usage } from '../../lib/types.ts'
+import { kindOf } from '../../lib/content.ts'
 import { urlSecrets } from '../../lib/redact.ts'
 import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import { type AdapterLogger, redactingLogger } from './client-logger.ts'
 import { toModelRequestError } from './client-errors.ts'
-import { abortError, ContentFilterError, missingModelError, noChunksError, timeoutError } from './errors.ts'
+import { abortError, ContentFilterError, malformedChunkError, missingModelError, noChunksError, timeoutError } from './errors.ts'
 import { buildChatRequest, defaultTimeoutMs } from './request.ts'
 
 export interface OpenAIAdapterOptions {
@@ -128,14 +129,16 @@ async function* streamChat(
       .withResponse()
     disarm()
     const chunks = stream[Symbol.asyncIterator]()
-    let hasChunk = false
+    let chunkCount = 0
     for (;;) {
       arm()
       const next = await chunks.next()
       disarm()
       if (next.done) break
-      hasChunk = true
+      chunkCount++
       const chunk = next.value
+      const problem = chunkProblem(chunk)
+      if (problem) throw malformedChunkError(chunkCount, problem)
       if (chunk.usage) usage = usageOf(chunk.usage) ?? usage
       const choice = chunk.choices?.find((candidate) => candidate.index === 0) ?? chunk.choices?.[0]
       if (!choice) continue
@@ -165,7 +168,7 @@ async function* streamChat(
     if (signal.aborted || timedOut) throw fail(undefined)
     // a 200 that is no stream (a JSON error, a proxy's page, a server ignoring `stream`) parses as
     // an empty one: finishing it would pass a failed request off as an empty answer
-    if (!hasChunk) throw noChunksError(response.headers.get('content-type'))
+    if (chunkCount === 0) throw noChunksError(response.headers.get('content-type'))
     yield* flushToolCalls()
     const reason = finishReason(reported, emittedCalls)
     yield usage ? { type: 'finish', reason, usage } : { type: 'finish', reason }
@@ -177,6 +180,24 @@ async function* streamChat(
     // closes the connection when the consumer stops early or the request failed
     controller.abort()
   }
+}
+
+/**
+ * Why a parsed chunk cannot be read as the protocol's (a phrase after "stream chunk <n>"), or
+ * `undefined`: the reads below take `choices` and a choice's `tool_calls` as arrays.
+ */
+function chunkProblem(chunk: unknown): string | undefined {
+  if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) return `is ${kindOf(chunk)}, not an object`
+  const choices: unknown = (chunk as { choices?: unknown }).choices
+  if (choices === undefined || choices === null) return undefined
+  if (!Array.isArray(choices)) return `choices is ${kindOf(choices)}, not an array`
+  for (const choice of choices as unknown[]) {
+    if (typeof choice !== 'object' || choice === null) return `choice is ${kindOf(choice)}, not an object`
+    const delta: unknown = (choice as { delta?: unknown }).delta
+    const toolCalls: unknown = typeof delta === 'object' && delta !== null ? (delta as { tool_calls?: unknown }).tool_calls : undefined
+    if (toolCalls !== undefined && toolCalls !== null && !Array.isArray(toolCalls)) return `delta tool_calls is ${kindOf(toolCalls)}, not an array`
+  }
+  return undefined
 }
 
 /**

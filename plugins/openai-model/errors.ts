@@ -61,6 +61,11 @@ export function noChunksError(contentType: string | null): ModelRequestError {
   return new ModelRequestError(`the response held no chat completion chunks (content-type "${shorten(contentType ?? '')}")`)
 }
 
+/** A stream chunk the adapter cannot read (`problem` follows "stream chunk <n>"): failed, not skipped, so no part of an answer is lost quietly. */
+export function malformedChunkError(position: number, problem: string): ModelRequestError {
+  return new ModelRequestError(`stream chunk ${position} ${problem}`)
+}
+
 /** Whitespace collapsed and cut to 300 characters: server text can be long and multi-line. */
 export function shorten(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()

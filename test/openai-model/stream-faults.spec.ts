@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { Context } from 'cordis'
-import type { Agent, ModelRequest, StreamPart } from '../../lib/types.ts'
+import type { Agent, JsonValue, ModelRequest, StreamPart } from '../../lib/types.ts'
 import { Host } from '../../plugins/host/index.ts'
 import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import { createOpenAIAdapter } from '../../plugins/openai-model/adapter.ts'
@@ -102,6 +102,24 @@ describe('openai-model adapter: stream faults', () => {
       'model request failed: the response held no chat completion chunks (content-type "application/json")',
     )
   })
+
+  const malformedChunks: [string, JsonValue, string][] = [
+    ['a chunk that is not an object', 42, 'model request failed: stream chunk 2 is number, not an object'],
+    ['choices that are not an array', { id: 'x', choices: { index: 0 } }, 'model request failed: stream chunk 2 choices is object, not an array'],
+    [
+      'tool calls that are not an array',
+      { id: 'x', choices: [{ index: 0, delta: { tool_calls: { index: 0 } }, finish_reason: null }] },
+      'model request failed: stream chunk 2 delta tool_calls is object, not an array',
+    ],
+  ]
+  for (const [label, malformed, message] of malformedChunks) {
+    it(`fails a stream with ${label}, naming the chunk and the field`, async () => {
+      const { parts, error } = await streamOf([textChunk('Hel'), malformed, finishChunk('stop')])
+      expect(parts).to.deep.equal([{ type: 'text-delta', text: 'Hel' }])
+      expect(error).to.be.instanceOf(ModelRequestError)
+      expect((error as Error).message).to.equal(message)
+    })
+  }
 
   it('fails an event stream that ends before its first chunk', async () => {
     const { parts, error } = await streamOf([])
