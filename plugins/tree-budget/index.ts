@@ -8,7 +8,7 @@ import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
 import { Admission, type Lane } from './admission.ts'
 import { type BudgetNode, Ledger } from './ledger.ts'
-import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord } from './session-record.ts'
+import { CHILD_EVENT, type ChildRecord, GRANT_EVENT, type GrantRecord, SNAPSHOT_EVENT, type SnapshotRecord, usageBeyond } from './session-record.ts'
 
 export { SubagentBudgetError } from '../../lib/errors.ts'
 export type { BudgetRemaining }
@@ -41,11 +41,13 @@ export class TreeBudget {
     this.#ledger = new Ledger(
       this.#config,
       (id) => agents.get(id),
+      () => agents.list(),
       // a ticket's way back in (a node's `settled()`), made once
       (node) => {
         this.#end(node)
         return this.#counting
       },
+      (node, agent, counted, startCounted) => this.#holdAdopted(node, agent, counted, startCounted),
     )
     this.#admission = new Admission(
       () => this.#config.maxConcurrent ?? TreeBudget.DEFAULT_MAX_CONCURRENT,
@@ -100,6 +102,8 @@ export class TreeBudget {
     })
     ctx.effect(() => () => {
       this.#counting = false
+      // what the trees spent outlives this instance in their sessions: a reloaded budget starts from it
+      this.#writeSnapshots()
       // nothing will free a slot any more: queued starts go on, unmetered
       this.#admission.releaseAll()
     }, 'tree-budget')
@@ -190,6 +194,34 @@ export class TreeBudget {
     child.session.append(GRANT_EVENT, grant)
   }
 
+  /**
+   * A run an unloaded budget admitted still runs: it holds a slot of its parent's lane here until
+   * its agent is idle (its ticket, which would free it at settle, is the unloaded instance's), so
+   * `maxConcurrent` holds across a reload. Then, with a session store, its parent's file gets a
+   * `budget/child` record of what the file does not hold yet (`counted`; no start when
+   * `startCounted`), so a later resume of the parent counts it.
+   */
+  #holdAdopted(node: BudgetNode, agent: Agent, counted: Readonly<TreeUsage>, startCounted: boolean): void {
+    const parentNode = node.parent
+    if (agent.status !== 'running' || !parentNode) return
+    const lane = parentNode.lane ?? (parentNode.lane = this.#admission.lane(parentNode.agentId))
+    lane.live++
+    const parent = this.#agents.get(parentNode.agentId)
+    const done = () => {
+      this.#admission.release(lane)
+      // after this instance's unload its snapshot of the parent holds it
+      if (!this.#counting || !this.#isPersisting() || !parent || this.#agents.get(parent.id) !== parent) return
+      const record: ChildRecord = { childId: node.agentId, usage: usageBeyond(node.usage(), counted) }
+      if (startCounted) record.continued = true
+      try {
+        parent.session.append(CHILD_EVENT, record)
+      } catch {
+        // a parent whose session is gone has no file to keep the record in
+      }
+    }
+    agent.whenIdle().then(done, done)
+  }
+
   #stopFor(node: BudgetNode): BudgetStop | undefined {
     const spent = this.#ledger.spentBeforeRequest(node)
     return spent ? { kind: 'budget', limit: spent.limit, used: spent.used, max: spent.max } : undefined
@@ -200,13 +232,46 @@ export class TreeBudget {
     const parent = node.holder
     if (!parent) return
     this.#close(node)
-    // for a resumed parent: its file then holds what this subtree spent
-    if (!this.#isPersisting()) return
+    // for a resumed parent: its file then holds what this subtree spent; after the unload the
+    // parent's snapshot holds what was counted, and a record would count it twice
+    if (!this.#counting || !this.#isPersisting()) return
     try {
       const record: ChildRecord = { childId: node.agentId, usage: node.usage() }
       if (this.#agents.get(parent.id) === parent) parent.session.append(CHILD_EVENT, record)
     } catch {
       // a parent whose session is gone has no file to keep the record in
+    }
+  }
+
+  /**
+   * At the unload: a `budget/snapshot` into the session of every live agent the budget knows —
+   * its subtree usage, for a tree's head what the tree spent, and the children admitted but not
+   * yet published (their start is counted, they get no snapshot). Written with or without a
+   * session store: a reloaded budget in the same process reads it from memory.
+   */
+  #writeSnapshots(): void {
+    const nodes = this.#ledger.nodes()
+    const started = new Map<string, string[]>()
+    for (const node of nodes) {
+      if (!node.holder || this.#agents.get(node.agentId)) continue
+      const list = started.get(node.holder.id)
+      if (list) list.push(node.agentId)
+      else started.set(node.holder.id, [node.agentId])
+    }
+    for (const node of nodes) {
+      const agent = this.#agents.get(node.agentId)
+      if (!agent) continue
+      const snapshot: SnapshotRecord = { usage: node.usage() }
+      if (!node.parent) snapshot.treeSpent = { ...rootPool(node.pool).spent }
+      const children = started.get(node.agentId)
+      if (children) snapshot.started = children
+      // only while it is held: a settled run's reservation gave its unspent part back
+      if (node.reservation && node.reserved) snapshot.reservation = { ...node.reserved }
+      try {
+        agent.session.append(SNAPSHOT_EVENT, snapshot)
+      } catch {
+        // an agent whose session is gone (disposed meanwhile) has nothing to resume from
+      }
     }
   }
 

@@ -5,7 +5,7 @@
  */
 import { type BudgetAmounts, Pool, type SpentLimit } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, RunTicket, TreeUsage, Usage } from '../../lib/types.ts'
-import { grantOf, ownRecord } from './session-record.ts'
+import { amountsOf, childCount, grantOf, usageBeyond, type OwnRecord, ownRecord } from './session-record.ts'
 import type { Lane } from './admission.ts'
 
 /**
@@ -32,6 +32,8 @@ export class BudgetNode implements TreeUsage, RunTicket {
   reserved: BudgetReservation | undefined = undefined
   /** This agent's own lane of slots, once it started a child (cached: no map lookup per start). */
   lane: Lane | undefined = undefined
+  /** Restored from a `budget/snapshot` (its tree lived under a budget that was unloaded). */
+  reloaded = false
 
   /**
    * @param agentId the agent's id (an admitted child's before the child exists)
@@ -105,12 +107,18 @@ export class Ledger {
   /**
    * @param limits the config's limits (see `setLimits`)
    * @param liveAgent the published agent with this id, if any (for a resumed agent's parent)
+   * @param liveAgents every published agent (to adopt a tree's live agents after a reload)
    * @param end what an admitted child's `settled()` calls (see `BudgetNode`)
+   * @param adopted told of each live agent of a reloaded tree that joins its parent's node here:
+   *   a run an earlier budget admitted, which holds no ticket of this one; with what of its
+   *   subtree its parent's file already holds, and whether that includes its start
    */
   constructor(
     limits: TreeLimits,
     private readonly liveAgent: (id: string) => Agent | undefined,
+    private readonly liveAgents: () => Iterable<Agent>,
     private readonly end: (node: BudgetNode) => boolean,
+    private readonly adopted: (node: BudgetNode, agent: Agent, counted: Readonly<TreeUsage>, startCounted: boolean) => void,
   ) {
     this.setLimits(limits)
   }
@@ -154,6 +162,13 @@ export class Ledger {
     if (previous !== undefined) this.#nodes.set(previous.agentId, previous)
     this.#newest = node
     return node
+  }
+
+  /** Every node kept: live agents' and admitted children's. */
+  nodes(): BudgetNode[] {
+    const nodes = [...this.#nodes.values()]
+    if (this.#newest !== undefined) nodes.push(this.#newest)
+    return nodes
   }
 
   /** Drops the node of an agent that is gone (or a child that was never created). */
@@ -206,52 +221,129 @@ export class Ledger {
 
   #restoreNode(agent: Agent): BudgetNode {
     const { header, events } = agent.session
-    let node: BudgetNode
-    if (header.parentSession === undefined) {
-      // a resumed root starts from what its own file records (nothing, for a new one)
-      const record = ownRecord(events, header.seedLength ?? 0)
-      const pool = this.treePool()
-      pool.restore(record)
-      node = new BudgetNode(agent.id, undefined, pool, this.end)
-      addUsage(node, record.usage)
-    } else {
-      const seedLength = header.seedLength ?? 0
-      const record = ownRecord(events, seedLength)
-      const grant = grantOf(events, seedLength)
+    const seedLength = header.seedLength ?? 0
+    const record = ownRecord(events, seedLength)
+    const live = this.liveAgent(agent.id) === agent
+    if (header.parentSession !== undefined) {
       // a parent being restored further down this chain closes a cycle: this agent then starts a tree of its own
       const liveParent = this.#restoring.has(header.parentSession) ? undefined : this.liveAgent(header.parentSession)
-      const parent = liveParent ? this.nodeOf(liveParent) : undefined
-      let pool: Pool
-      if (parent) {
-        // the live tree already counted what this subtree spent: only the reservation is rebuilt
-        pool = grant?.reservation ? Pool.reserve(parent.pool, grant.reservation) : parent.pool
-        if (pool !== parent.pool) pool.restore(record)
-      } else {
-        const tree = this.treePool()
-        tree.restore(grant?.treeSpent ?? { tokens: 0, modelRequests: 0, children: 0 })
-        pool = tree
-        if (grant?.reservation) {
-          pool = Pool.reserve(tree, grant.reservation as BudgetReservation)
-          pool.charge('tokens', record.tokens)
-          pool.charge('modelRequests', record.modelRequests)
-          pool.charge('children', record.children)
-        } else {
-          tree.charge('tokens', record.tokens)
-          tree.charge('modelRequests', record.modelRequests)
-          tree.charge('children', record.children)
-        }
+      if (liveParent) {
+        const parent = this.nodeOf(liveParent)
+        // restoring the parent's tree may have adopted this agent already (see `#adoptLive`)
+        const adopted = live ? this.known(agent.id) : undefined
+        if (adopted) return adopted
+        const node = this.#joinNode(agent, record, parent, liveParent, live)
+        // the walk from the tree's head skipped this agent (it was being restored), and so its subtree
+        if (live && (node.reloaded || parent.reloaded)) this.#adoptLive(node, agent)
+        return node
       }
-      node = new BudgetNode(agent.id, parent, pool, this.end)
-      addUsage(node, record.usage)
-      // a reservation rebuilt under a live parent holds part of that parent's tree back: it goes
-      // back when the child is disposed (see `TreeBudget`), no run ticket does it
-      if (parent && pool !== parent.pool) node.reservation = pool
     }
+    const snapshot = record.snapshot
+    // what the tree had spent outside this agent's subtree: nothing for a root; for a resumed
+    // child heading a tree of its own, what its grant (or a later snapshot) says
+    let outside: BudgetAmounts = { tokens: 0, modelRequests: 0, children: 0 }
+    let reservation: BudgetReservation | undefined
+    if (header.parentSession !== undefined) {
+      const grant = grantOf(events, seedLength)
+      reservation = record.snapshot?.reservation ?? grant?.reservation
+      if (grant) outside = { ...grant.treeSpent }
+    }
+    if (snapshot?.treeSpent) outside = difference(snapshot.treeSpent, amountsOf(snapshot.usage))
+    const tree = this.treePool()
+    tree.restore(outside)
+    const pool = reservation ? Pool.reserve(tree, reservation) : tree
+    pool.charge('tokens', record.tokens)
+    pool.charge('modelRequests', record.modelRequests)
+    pool.charge('children', record.children)
+    const node = new BudgetNode(agent.id, undefined, pool, this.end)
+    addUsage(node, record.usage)
+    node.reserved = reservation
+    node.reloaded = snapshot !== undefined
+    if (!live) return node
     // only a live agent's node is kept: nothing would ever drop another one
-    if (this.liveAgent(agent.id) === agent) this.#nodes.set(agent.id, node)
-    // a disposed agent's figures, read again: its rebuilt reservation must not hold anything back
-    else node.reservation?.close()
+    this.#nodes.set(agent.id, node)
+    // an earlier budget was unloaded while this tree lived: its live agents go on spending, and
+    // what they spent since their snapshots is in their own sessions, not in this one
+    if (snapshot) this.#adoptLive(node, agent)
     return node
+  }
+
+  /**
+   * The node of `agent` joining the live tree of `parent`: what the parent's counts already hold
+   * of its subtree (a `budget/child` record or a snapshot of its own) is restored, the rest — and
+   * its start, when no count holds it — is charged to the tree. A disposed agent's node is a
+   * reading only: nothing is charged, and its rebuilt reservation holds nothing back.
+   */
+  #joinNode(agent: Agent, record: OwnRecord, parent: BudgetNode, parentAgent: Agent, live: boolean): BudgetNode {
+    const seedLength = agent.session.header.seedLength ?? 0
+    const grant = grantOf(agent.session.events, seedLength)
+    const parentSeed = parentAgent.session.header.seedLength ?? 0
+    // a disposed agent's reading restores all of it; a live one, what its snapshot or its
+    // parent's record covers (a resumed child's run settled with a `budget/child` record)
+    let counted: Readonly<TreeUsage> | undefined = record.snapshot?.usage
+    let count: 'record' | 'start' | undefined
+    if (!live) counted = record.usage
+    else if (!counted) {
+      count = childCount(parentAgent.session.events, parentSeed, agent.id)
+      if (count) counted = count === 'record' ? record.usage : ZERO_USAGE
+    }
+    // a start no count holds (a child let out of the queue when an earlier budget was unloaded)
+    if (!counted) this.chargeChild(parent, 1)
+    // the snapshot's is the newer, and the only one without a session store
+    const reservation = record.snapshot?.reservation ?? grant?.reservation
+    const pool = reservation ? Pool.reserve(parent.pool, reservation) : parent.pool
+    if (pool !== parent.pool) pool.restore(amountsOf(counted ?? ZERO_USAGE))
+    const node = new BudgetNode(agent.id, parent, pool, this.end)
+    addUsage(node, record.usage)
+    node.reserved = reservation
+    if (!live) {
+      if (pool !== parent.pool) pool.close()
+      return node
+    }
+    const since = counted ? usageBeyond(record.usage, counted) : record.usage
+    for (let at: BudgetNode | undefined = parent; at; at = at.parent) addUsage(at, since)
+    pool.charge('tokens', since.inputTokens + since.outputTokens)
+    pool.charge('modelRequests', since.modelRequests)
+    pool.charge('children', since.children)
+    // a reservation rebuilt under a live parent holds part of that parent's tree back: it goes
+    // back when the child is disposed (see `TreeBudget`), no run ticket does it
+    if (pool !== parent.pool) node.reservation = pool
+    node.reloaded = record.snapshot !== undefined
+    this.#nodes.set(agent.id, node)
+    // started under an unloaded budget: with a snapshot, published after the unload (`started`),
+    // or let out of its queue at the unload; a resumed child whose run settled is none of these
+    if (node.reloaded || (parent.reloaded && count !== 'record')) this.adopted(node, agent, counted ?? ZERO_USAGE, counted !== undefined)
+    return node
+  }
+
+  /** Gives a node to every live agent below `head` the budget does not know yet, parents first. */
+  #adoptLive(head: BudgetNode, headAgent: Agent): void {
+    const byParent = new Map<string, Agent[]>()
+    for (const agent of this.liveAgents()) {
+      const parentId = agent.session.header.parentSession
+      if (parentId === undefined) continue
+      const siblings = byParent.get(parentId)
+      if (siblings) siblings.push(agent)
+      else byParent.set(parentId, [agent])
+    }
+    const pending: [BudgetNode, Agent][] = [[head, headAgent]]
+    for (let next = pending.pop(); next; next = pending.pop()) {
+      const [node, agent] = next
+      for (const child of byParent.get(agent.id) ?? []) {
+        if (this.known(child.id) || this.#restoring.has(child.id)) continue
+        const record = ownRecord(child.session.events, child.session.header.seedLength ?? 0)
+        pending.push([this.#joinNode(child, record, node, agent, true), child])
+      }
+    }
   }
 }
 
+const ZERO_USAGE: Readonly<TreeUsage> = Object.freeze({ inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 })
+
+function difference(total: Readonly<BudgetAmounts>, part: Readonly<BudgetAmounts>): BudgetAmounts {
+  return {
+    tokens: Math.max(0, total.tokens - part.tokens),
+    modelRequests: Math.max(0, total.modelRequests - part.modelRequests),
+    children: Math.max(0, total.children - part.children),
+  }
+}

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { SessionEvent } from '../../lib/types.ts'
-import { GRANT_EVENT, grantOf, ownRecord } from '../../plugins/tree-budget/session-record.ts'
+import { CHILD_EVENT, childCount, GRANT_EVENT, grantOf, ownRecord, SNAPSHOT_EVENT } from '../../plugins/tree-budget/session-record.ts'
 
 const treeSpent = { tokens: 10, modelRequests: 1, children: 1 }
 
@@ -60,4 +60,49 @@ describe('TreeBudget session records: own usage read back on resume', () => {
       expect(ownRecord(messageEvents(usage), 0)).to.deep.equal({ tokens: 5, modelRequests: 2, children: 0, usage: counted })
     })
   }
+})
+
+describe('TreeBudget session records: the snapshot a reloaded budget starts from', () => {
+  const snapshotUsage = { inputTokens: 40, outputTokens: 0, modelRequests: 2, children: 1 }
+  function snapshotEvents(data: unknown): SessionEvent[] {
+    return [
+      { seq: 0, type: 'step/start', data: { turn: 1, step: 1 } },
+      { seq: 1, type: 'assistant/message', data: { turn: 1, step: 1, content: [], usage: { inputTokens: 10, outputTokens: 0 } } },
+      { seq: 2, type: SNAPSHOT_EVENT, data },
+      { seq: 3, type: 'step/start', data: { turn: 2, step: 1 } },
+      { seq: 4, type: 'assistant/message', data: { turn: 2, step: 1, content: [], usage: { inputTokens: 5, outputTokens: 1 } } },
+    ]
+  }
+
+  it('starts from the last snapshot and adds only the events after it', () => {
+    const record = ownRecord(snapshotEvents({ usage: snapshotUsage }), 0)
+    expect([record.usage, record.tokens]).to.deep.equal([{ inputTokens: 45, outputTokens: 1, modelRequests: 3, children: 1 }, 46])
+  })
+
+  for (const [what, data] of [
+    ['a negative count', { usage: { ...snapshotUsage, children: -1 } }],
+    ['a malformed treeSpent', { usage: snapshotUsage, treeSpent: { tokens: 'all' } }],
+    ['a started list that is not strings', { usage: snapshotUsage, started: [1] }],
+    ['a reservation with a negative amount', { usage: snapshotUsage, reservation: { tokens: -5 } }],
+  ] as const) {
+    it(`skips a snapshot with ${what} and sums every event instead`, () => {
+      expect(ownRecord(snapshotEvents(data), 0).usage).to.deep.equal({ inputTokens: 15, outputTokens: 1, modelRequests: 2, children: 0 })
+    })
+  }
+
+  it('adds a continued budget/child record without counting its child a second time', () => {
+    const events: SessionEvent[] = [
+      { seq: 0, type: SNAPSHOT_EVENT, data: { usage: snapshotUsage } },
+      { seq: 1, type: CHILD_EVENT, data: { childId: 'c1', usage: { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 0 }, continued: true } },
+    ]
+    expect(ownRecord(events, 0).usage).to.deep.equal({ inputTokens: 43, outputTokens: 1, modelRequests: 3, children: 1 })
+  })
+
+  it("tells a child counted whole (budget/child) from one whose start alone a snapshot holds", () => {
+    const events: SessionEvent[] = [
+      { seq: 0, type: CHILD_EVENT, data: { childId: 'c1', usage: snapshotUsage } },
+      { seq: 1, type: SNAPSHOT_EVENT, data: { usage: snapshotUsage, started: ['c2'] } },
+    ]
+    expect(['c1', 'c2', 'c3'].map((id) => childCount(events, 0, id))).to.deep.equal(['record', 'start', undefined])
+  })
 })
