@@ -17,8 +17,15 @@ function heldBinding(): { binding: SandboxBinding; calls: HeldCall[] } {
   const calls: HeldCall[] = []
   const binding: SandboxBinding = (args, signal) =>
     new Promise((resolve, reject) => {
-      calls.push({ args, signal, resolve, reject })
-      signal.addEventListener('abort', () => reject(new Error('call aborted')), { once: true })
+      // a settled call leaves no listener on the run's signal, as a well-behaved tool does (the
+      // signal warns past MAX_CALLS_IN_FLIGHT listeners)
+      const onAbort = () => reject(new Error('call aborted'))
+      const settle = <T>(then: (value: T) => void) => (value: T) => {
+        signal.removeEventListener('abort', onAbort)
+        then(value)
+      }
+      calls.push({ args, signal, resolve: settle(resolve), reject: settle(reject) })
+      signal.addEventListener('abort', onAbort, { once: true })
     })
   return { binding, calls }
 }
