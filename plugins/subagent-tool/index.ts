@@ -4,7 +4,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService } from '../host/cordis-bridge.ts'
+import { rawService, updateInPlace } from '../host/cordis-bridge.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import type { Agent } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
@@ -64,27 +64,36 @@ export {
 } from './tool.ts'
 
 /**
- * Registers the global tool `subagent` for the plugin's lifetime. A config update restarts the
- * plugin: the tool is registered again with the new settings; calls in flight keep theirs.
+ * Registers the global tool `subagent` for the plugin's lifetime. A config update applies in
+ * place: the tool is registered again with the new settings in one synchronous step and the
+ * `subagentTool` service stays (a restart left no tool for a few microtasks and restarted every
+ * plugin injecting the service); calls in flight keep their settings.
  */
 export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
-  const locale = config?.locale ?? 'en-US'
   const logger = ctx.logger('subagent-tool')
   // held directly: a background run may report after this plugin was unloaded
   const agents = rawService(ctx.agents)
-  const toolCap = config?.maxDepth
   const driver = () => ctx.inprocessRun
   const tools = ctx.tools
-  ctx.tools.register({
-    ...subagentTool({
-      description: config?.description || text(locale, 'subagentTool.description'),
-      locale,
-      maxDepth: toolCap,
-      driver,
-      report: (error) => logger.warn(`a background subagent could not be delivered: ${thrownMessage(error)}`),
-    }),
-    // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
-    available: (agent) => canDelegate(driver().outlook(agent), toolCap),
+  const report = (error: unknown) => logger.warn(`a background subagent could not be delivered: ${thrownMessage(error)}`)
+  // the settings the delegation section reads: the latest config's
+  let locale = config?.locale ?? 'en-US'
+  let toolCap = config?.maxDepth
+  const register = (next: SubagentTool.Config) => {
+    const cap = next?.maxDepth
+    const language = next?.locale ?? 'en-US'
+    return tools.register({
+      ...subagentTool({ description: next?.description || text(language, 'subagentTool.description'), locale: language, maxDepth: cap, driver, report }),
+      // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
+      available: (agent) => canDelegate(driver().outlook(agent), cap),
+    })
+  }
+  let unregister = register(config)
+  updateInPlace<SubagentTool.Config>(ctx, (next) => {
+    locale = next?.locale ?? 'en-US'
+    toolCap = next?.maxDepth
+    unregister()
+    unregister = register(next)
   })
   ctx.on('system-prompt/assemble', (assembly, { agent }, next) => {
     const outlook = driver().outlook(agent)

@@ -57,6 +57,33 @@ describe('SubagentTool plugin', () => {
     await fiber.dispose()
   })
 
+  // a restart left no subagent tool for a few microtasks, and restarted every plugin injecting subagentTool
+  it('keeps the tool registered and its service in place at every turn while a config update applies', async () => {
+    const host = await driverHost()
+    const fiber = host.load(SubagentTool)
+    await fiber
+    const service = host.root.get('subagentTool')
+    let applied = 0
+    const dependent = host.load({ name: 'uses-subagent-tool', inject: ['subagentTool'], apply: () => void applied++ })
+    await dependent
+    const missing: string[] = []
+    const watch = () => {
+      if (!host.root.tools.get('subagent')) missing.push('tool')
+      if (host.root.get('subagentTool') !== service) missing.push('service')
+    }
+    const updating = Promise.resolve(fiber.update({ description: 'Updated description.', maxDepth: 1 } as SubagentTool.Config))
+    watch()
+    for (let turn = 0; turn < 5; turn++) {
+      await Promise.resolve()
+      watch()
+    }
+    await updating
+    watch()
+    expect([missing, applied, host.root.tools.get('subagent')?.description]).to.deep.equal([[], 1, 'Updated description.'])
+    await dependent.dispose()
+    await fiber.dispose()
+  })
+
   it('rejects a negative maxDepth in its config', async () => {
     const host = await driverHost()
     const fiber = host.load(SubagentTool, { maxDepth: -1 } as SubagentTool.Config)
