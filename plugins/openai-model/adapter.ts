@@ -184,7 +184,8 @@ async function* streamChat(
 
 /**
  * Why a parsed chunk cannot be read as the protocol's (a phrase after "stream chunk <n>"), or
- * `undefined`: the reads below take `choices` and a choice's `tool_calls` as arrays.
+ * `undefined`: the reads below take `choices` and a choice's `tool_calls` as arrays, and each
+ * tool call as an object.
  */
 function chunkProblem(chunk: unknown): string | undefined {
   if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) return `is ${kindOf(chunk)}, not an object`
@@ -195,7 +196,12 @@ function chunkProblem(chunk: unknown): string | undefined {
     if (typeof choice !== 'object' || choice === null) return `choice is ${kindOf(choice)}, not an object`
     const delta: unknown = (choice as { delta?: unknown }).delta
     const toolCalls: unknown = typeof delta === 'object' && delta !== null ? (delta as { tool_calls?: unknown }).tool_calls : undefined
-    if (toolCalls !== undefined && toolCalls !== null && !Array.isArray(toolCalls)) return `delta tool_calls is ${kindOf(toolCalls)}, not an array`
+    if (toolCalls === undefined || toolCalls === null) continue
+    if (!Array.isArray(toolCalls)) return `delta tool_calls is ${kindOf(toolCalls)}, not an array`
+    // each is read as an object (`piece.index`): a null one failed with the read's bare TypeError
+    for (const piece of toolCalls as unknown[]) {
+      if (typeof piece !== 'object' || piece === null || Array.isArray(piece)) return `delta tool_call is ${kindOf(piece)}, not an object`
+    }
   }
   return undefined
 }

@@ -111,6 +111,11 @@ describe('openai-model adapter: stream faults', () => {
       { id: 'x', choices: [{ index: 0, delta: { tool_calls: { index: 0 } }, finish_reason: null }] },
       'model request failed: stream chunk 2 delta tool_calls is object, not an array',
     ],
+    [
+      'a tool call that is not an object',
+      { id: 'x', choices: [{ index: 0, delta: { tool_calls: [null] }, finish_reason: null }] },
+      'model request failed: stream chunk 2 delta tool_call is null, not an object',
+    ],
   ]
   for (const [label, malformed, message] of malformedChunks) {
     it(`fails a stream with ${label}, naming the chunk and the field`, async () => {
