@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import { Dispatch, rawService } from '../host/cordis-bridge.ts'
+import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/abort-signal.ts'
 import { parentDepth } from '../../lib/depth.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { rootIdOf } from '../../lib/lineage.ts'
@@ -280,20 +281,21 @@ const ABORTED = Symbol('aborted')
 
 /**
  * What `waiting` (the admit listeners' answer) settles with, or `ABORTED` as soon as `signal`
- * aborts, whichever comes first. No listener stays on the signal once `waiting` settles.
+ * aborts, whichever comes first. Starts waiting on one signal share its one abort listener
+ * (`subscribe`), and none stays once `waiting` settles.
  */
 function admittedUnlessAborted(waiting: Promise<void>, signal: AbortSignal): Promise<void | typeof ABORTED> {
   if (signal.aborted) return Promise.resolve(ABORTED)
   return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED)
-    signal.addEventListener('abort', onAbort, { once: true })
+    const subscription: AbortSubscription = { onAbort: () => resolve(ABORTED) }
+    subscribe(signal, subscription)
     waiting.then(
       () => {
-        signal.removeEventListener('abort', onAbort)
+        unsubscribe(signal, subscription)
         resolve()
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
+        unsubscribe(signal, subscription)
         reject(error)
       },
     )

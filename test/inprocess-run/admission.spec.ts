@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import type { Agent, SubagentPlan, Usage } from '../../lib/types.ts'
 import { createDriverHost } from '../support/driver.ts'
@@ -210,5 +211,37 @@ describe('InProcessRun admission (subagent/admit)', () => {
     offAbandon()
     expect(log).to.deep.equal(['booked', 'abandoned: subagent request was aborted before child publication'])
     expect(host.root.agents.list()).to.deep.equal([host.parent])
+  })
+  it('adds one abort listener to a signal however many starts wait for admission on it', async () => {
+    const host = await createDriverHost()
+    const controller = new AbortController()
+    const offAdmit = host.root.on('subagent/admit', () => new Promise<void>(() => {}))
+    const starts = Array.from({ length: 8 }, () => host.root.inprocessRun.spawn(host.request({ signal: controller.signal })))
+    const listening = getEventListeners(controller.signal, 'abort').length
+    controller.abort()
+    const outcomes = await Promise.allSettled(starts)
+    offAdmit()
+    expect([listening, getEventListeners(controller.signal, 'abort').length]).to.deep.equal([1, 0])
+    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : 'fulfilled'))).to.deep.equal(
+      Array(8).fill('subagent request was aborted before child publication'),
+    )
+  })
+
+  it('leaves no abort listener on the signal once every start waiting on it was admitted', async () => {
+    const host = await createDriverHost()
+    const controller = new AbortController()
+    let letIn!: () => void
+    const admitted = new Promise<void>((resolve) => (letIn = resolve))
+    const offAdmit = host.root.on('subagent/admit', () => admitted)
+    for (let i = 0; i < 3; i++) host.scripted.push({ text: 'ok' })
+    const starts = Array.from({ length: 3 }, () => host.root.inprocessRun.spawn(host.request({ signal: controller.signal })))
+    letIn()
+    const runs = await Promise.all(starts)
+    offAdmit()
+    // the runs' own cancel listener goes as their results settle (SPEC §2.3): nothing of the wait
+    // for admission may stay beside it
+    await Promise.all(runs.map((run) => run.result))
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
+    await Promise.all(runs.map((run) => run.dispose()))
   })
 })
