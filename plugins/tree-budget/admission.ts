@@ -3,6 +3,7 @@
  * starts wait first in first out. O(1) per start: a map lookup and a counter, plus a linked-line
  * push or shift for a start that waits.
  */
+import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/abort-signal.ts'
 import { type Place, WaitingLine } from '../../lib/waiting-line.ts'
 
 interface Waiter {
@@ -63,21 +64,25 @@ export class Admission {
     const line = (lane.line ??= new WaitingLine())
     return new Promise<void>((resolve, reject) => {
       let place: Place<Waiter> | undefined
-      const onAbort = () => {
-        place?.remove()
-        reject(this.abortError(signal))
+      // one abort listener per signal, shared by every start waiting on it (a fan-out hands its
+      // turn's signal to each): a listener each warned MaxListenersExceeded from 11 on
+      const subscription: AbortSubscription = {
+        onAbort: () => {
+          place?.remove()
+          reject(this.abortError(signal))
+        },
       }
       place = line.push({
         resolve: () => {
-          signal.removeEventListener('abort', onAbort)
+          unsubscribe(signal, subscription)
           resolve()
         },
         reject: (error) => {
-          signal.removeEventListener('abort', onAbort)
+          unsubscribe(signal, subscription)
           reject(error)
         },
       })
-      signal.addEventListener('abort', onAbort, { once: true })
+      subscribe(signal, subscription)
     })
   }
 

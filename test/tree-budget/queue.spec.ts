@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import type { SubagentRun } from '../../lib/types.ts'
 import { createBudgetFixture } from './fixture.ts'
@@ -43,6 +44,22 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     expect(error?.message).to.equal('subagent request was aborted before child publication')
     expect(fixture.host.root.agents.list().map((agent) => agent.id)).to.deep.equal([fixture.root.id, first.id])
     expect(fixture.budget.usage(fixture.root).children).to.equal(1)
+    latch.release('a')
+    await first.dispose()
+  })
+
+  it('adds one abort listener to a signal however many starts wait in line on it', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxConcurrent: 1 } })
+    const latch = createLatchModel()
+    fixture.host.root.models.register('latch', latch.adapter)
+    const first = await fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: 'a', agentOptions: latchOptions }))
+    const controller = new AbortController()
+    const waiting = Array.from({ length: 12 }, (_, i) => fixture.host.root.inprocessRun.spawn(fixture.request({ prompt: `w${i}`, signal: controller.signal })))
+    await latch.entered('a')
+    const listening = getEventListeners(controller.signal, 'abort').length
+    controller.abort()
+    const outcomes = await Promise.allSettled(waiting)
+    expect([listening, outcomes.filter((outcome) => outcome.status === 'rejected').length]).to.deep.equal([1, 12])
     latch.release('a')
     await first.dispose()
   })
