@@ -34,6 +34,15 @@ function documented(readme: string): Map<string, string> | undefined {
   return new Map(rows.map((row) => [/^`(\w+)`$/.exec(row.field ?? '')?.[1] ?? row.field ?? '', row.default ?? '']))
 }
 
+/**
+ * The value a default cell states: its first code span, or else its first word (`33554432` (32 MiB)
+ * → 33554432, `'openai'` → openai, 16 → 16), without quotes around it.
+ */
+function documentedDefault(cell: string): string {
+  const value = /`([^`]*)`/.exec(cell)?.[1] ?? cell.trim().split(/\s+/)[0] ?? ''
+  return /^(['"]).*\1$/.test(value) ? value.slice(1, -1) : value
+}
+
 describe('plugin READMEs: config', () => {
   for (const folder of folders) {
     it(`documents every config key of plugins/${folder} with its default`, async () => {
@@ -49,9 +58,10 @@ describe('plugin READMEs: config', () => {
         return
       }
       expect([...table.keys()].sort()).to.deep.equal([...config.keys()].sort())
+      // exactly, not as a substring (which let a documented 160 pass for a default of 16)
       const wrongDefaults = [...config]
-        .filter(([key, value]) => value !== undefined && !table.get(key)?.includes(String(value)))
-        .map(([key, value]) => `${key}: ${String(value)} not in "${table.get(key)}"`)
+        .filter(([key, value]) => value !== undefined && documentedDefault(table.get(key) ?? '') !== String(value))
+        .map(([key, value]) => `${key}: ${String(value)} is not the default "${table.get(key)}" documents`)
       expect(wrongDefaults).to.deep.equal([])
     })
   }
