@@ -258,6 +258,58 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
       await host.end()
     })
 
+    it('charges nothing again when a child live across the reload is resumed under its live parent', async () => {
+      const host = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const latch = useLatch(host)
+      const root = await host.agent()
+      const run = await host.root.inprocessRun.spawn({ parent: root, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
+      await latch.entered('a')
+      await reload(host, host.fibers[2]!, 2, { maxTokens: 100 })
+      latch.release('a')
+      await run.result
+      await run.agent.whenIdle()
+      await run.dispose()
+      await host.files.flush()
+      const handle = await host.root.agents.resume(run.id, { agentOptions: scriptedOptions })
+      const budget = host.root.treeBudget
+      // the resumed child's node is made as it is first read: that is when its subtree joins the tree
+      expect([budget.usage(handle.agent), budget.usage(root), budget.remaining(root).tokens]).to.deep.equal([
+        { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 0 },
+        { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 1 },
+        96,
+      ])
+      await handle.dispose()
+      await host.end()
+    })
+
+    it('charges nothing again when that child is resumed under its parent resumed in a later process', async () => {
+      const first = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const latch = useLatch(first)
+      const root = await first.create({})
+      const run = await first.root.inprocessRun.spawn({ parent: root.agent, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
+      await latch.entered('a')
+      await reload(first, first.fibers[2]!, 2, { maxTokens: 100 })
+      latch.release('a')
+      await run.result
+      await run.agent.whenIdle()
+      await run.dispose()
+      // disposed before the host ends: their files get no snapshot at that last unload
+      await root.dispose()
+      await first.files.flush()
+      await first.end()
+
+      const second = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const parent = await second.root.agents.resume(root.agent.id, { agentOptions: scriptedOptions })
+      const child = await second.root.agents.resume(run.id, { agentOptions: scriptedOptions })
+      expect([second.root.treeBudget.usage(parent.agent), second.root.treeBudget.remaining(parent.agent).tokens]).to.deep.equal([
+        { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 1 },
+        96,
+      ])
+      await child.dispose()
+      await parent.dispose()
+      await second.end()
+    })
+
     it("writes what a child live across the reload spent after it into its parent's file, without a second start", async () => {
       const first = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
       const latch = useLatch(first)
