@@ -199,6 +199,17 @@ export class Ledger {
     parent.pool.charge('children', count)
   }
 
+  /**
+   * Gives back the start of `childId`, a child of the live `parent` that an unloaded budget
+   * admitted and counted (a snapshot of the parent names it in `started`) and whose creation then
+   * failed: that budget's `subagent/abandon` listener is gone. Anything else is left as it is.
+   */
+  abandonStarted(parent: Agent, childId: string): void {
+    if (this.known(childId) || this.liveAgent(parent.id) !== parent) return
+    if (childCount(parent.session.events, parent.session.header.seedLength ?? 0, childId) !== 'start') return
+    this.chargeChild(this.nodeOf(parent), -1)
+  }
+
   /** The budget that is spent for this agent's next model request, if any. */
   spentBeforeRequest(node: BudgetNode): SpentLimit | undefined {
     return node.pool.requestStop()

@@ -237,6 +237,27 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
     await run.dispose()
   })
 
+  it('gives back the start of a child admitted before the unload whose creation fails after it', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxChildren: 5 } })
+    let enter!: () => void
+    const entered = new Promise<void>((resolve) => (enter = resolve))
+    let open!: () => void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    const off = fixture.host.root.on('subagent/setup', async () => {
+      enter()
+      await opened
+      throw new Error('setup failed')
+    })
+    const starting = fixture.host.root.inprocessRun.spawn(fixture.request())
+    await entered
+    await reload(fixture.host, fixture.fiber, 1, { maxChildren: 5 })
+    open()
+    const error = await rejectionOf(starting)
+    off()
+    const budget = fixture.host.root.treeBudget
+    expect([error.message, budget.usage(fixture.root).children, budget.remaining(fixture.root).children]).to.deep.equal(['setup failed', 0, 5])
+  })
+
   describe('with a session store loaded', () => {
     let dir: string
 
