@@ -206,8 +206,10 @@ export class Ledger {
    */
   abandonStarted(parent: Agent, childId: string): void {
     if (this.known(childId) || this.liveAgent(parent.id) !== parent) return
-    if (childCount(parent.session.events, parent.session.header.seedLength ?? 0, childId) !== 'start') return
-    this.chargeChild(this.nodeOf(parent), -1)
+    const node = this.nodeOf(parent)
+    // only a parent restored from a snapshot can name one: a start refused here reads no file
+    if (!node.reloaded || childCount(parent.session.events, parent.session.header.seedLength ?? 0, childId) !== 'start') return
+    this.chargeChild(node, -1)
   }
 
   /** The budget that is spent for this agent's next model request, if any. */
