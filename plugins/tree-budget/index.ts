@@ -174,7 +174,12 @@ export class TreeBudget {
 
   #abandon(plan: SubagentPlan): void {
     const node = this.#ledger.known(plan.childId)
-    if (!node?.holding) return
+    if (!node) {
+      // admitted by an unloaded budget, whose snapshot of the parent counts its start
+      this.#ledger.abandonStarted(plan.request.parent, plan.childId)
+      return
+    }
+    if (!node.holding) return
     this.#ledger.forget(plan.childId)
     // a start that never created its child was not a run of the tree
     this.#ledger.chargeChild(node.parent!, -1)

@@ -5,7 +5,7 @@
  */
 import { type BudgetAmounts, Pool, type SpentLimit } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, RunTicket, TreeUsage, Usage } from '../../lib/types.ts'
-import { amountsOf, childCount, grantOf, usageBeyond, type OwnRecord, ownRecord } from './session-record.ts'
+import { amountsOf, childCount, continuedUsage, grantOf, usageBeyond, type OwnRecord, ownRecord } from './session-record.ts'
 import type { Lane } from './admission.ts'
 
 /**
@@ -199,6 +199,19 @@ export class Ledger {
     parent.pool.charge('children', count)
   }
 
+  /**
+   * Gives back the start of `childId`, a child of the live `parent` that an unloaded budget
+   * admitted and counted (a snapshot of the parent names it in `started`) and whose creation then
+   * failed: that budget's `subagent/abandon` listener is gone. Anything else is left as it is.
+   */
+  abandonStarted(parent: Agent, childId: string): void {
+    if (this.known(childId) || this.liveAgent(parent.id) !== parent) return
+    const node = this.nodeOf(parent)
+    // only a parent restored from a snapshot can name one: a start refused here reads no file
+    if (!node.reloaded || childCount(parent.session.events, parent.session.header.seedLength ?? 0, childId) !== 'start') return
+    this.chargeChild(node, -1)
+  }
+
   /** The budget that is spent for this agent's next model request, if any. */
   spentBeforeRequest(node: BudgetNode): SpentLimit | undefined {
     return node.pool.requestStop()
@@ -280,10 +293,15 @@ export class Ledger {
     const parentSeed = parentAgent.session.header.seedLength ?? 0
     // a disposed agent's reading restores all of it; a live one, what its snapshot or its
     // parent's record covers (a resumed child's run settled with a `budget/child` record)
-    let counted: Readonly<TreeUsage> | undefined = record.snapshot?.usage
+    let counted: Readonly<TreeUsage> | undefined
     let count: 'record' | 'start' | undefined
     if (!live) counted = record.usage
-    else if (!counted) {
+    else if (record.snapshot) {
+      // a reloaded budget wrote what it spent beyond its snapshot into the parent's file when it
+      // went idle: the parent's counts hold that too (session 9's review: counted twice on resume)
+      counted = { ...record.snapshot.usage }
+      addUsage(counted, continuedUsage(parentAgent.session.events, parentSeed, agent.id))
+    } else {
       count = childCount(parentAgent.session.events, parentSeed, agent.id)
       if (count) counted = count === 'record' ? record.usage : ZERO_USAGE
     }

@@ -82,18 +82,8 @@ function isUsage(value: unknown): value is TreeUsage {
  * would leave a limit never spent, a negative count would hand the tree back what it spent.
  */
 export function ownRecord(events: readonly SessionEvent[], seedLength: number): OwnRecord {
-  const from = Math.max(seedLength, 0)
   // the last snapshot holds everything before it: only what follows is summed
-  let snapshot: SnapshotRecord | undefined
-  let start = from
-  for (let i = events.length - 1; i >= from; i--) {
-    if (events[i]!.type !== SNAPSHOT_EVENT) continue
-    snapshot = snapshotOf(events[i]!.data)
-    if (snapshot) {
-      start = i + 1
-      break
-    }
-  }
+  const { snapshot, start } = lastSnapshot(events, seedLength)
   const usage: TreeUsage = snapshot ? { ...snapshot.usage } : { inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 }
   for (let i = start; i < events.length; i++) {
     const event = events[i]
@@ -117,6 +107,38 @@ export function ownRecord(events: readonly SessionEvent[], seedLength: number): 
   const record: OwnRecord = { ...amountsOf(usage), usage }
   if (snapshot) record.snapshot = snapshot
   return record
+}
+
+/** The agent's last well-formed snapshot, and the index of the first event after it (or of its first own event). */
+function lastSnapshot(events: readonly SessionEvent[], seedLength: number): { snapshot?: SnapshotRecord; start: number } {
+  const from = Math.max(seedLength, 0)
+  for (let i = events.length - 1; i >= from; i--) {
+    if (events[i]!.type !== SNAPSHOT_EVENT) continue
+    const snapshot = snapshotOf(events[i]!.data)
+    if (snapshot) return { snapshot, start: i + 1 }
+  }
+  return { start: from }
+}
+
+/**
+ * What the `continued` `budget/child` records of `childId` after the agent's last snapshot add
+ * up to: what that child, live across a reload, spent beyond its own snapshot (a reloaded budget
+ * writes them). Records before that snapshot are inside it, as they are inside the child's later
+ * snapshot. A malformed record counts as none.
+ */
+export function continuedUsage(events: readonly SessionEvent[], seedLength: number, childId: string): TreeUsage {
+  const usage: TreeUsage = { inputTokens: 0, outputTokens: 0, modelRequests: 0, children: 0 }
+  for (let i = lastSnapshot(events, seedLength).start; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type !== CHILD_EVENT) continue
+    const data = event.data as Partial<ChildRecord> | null
+    if (data?.childId !== childId || data.continued !== true || !isUsage(data.usage)) continue
+    usage.inputTokens += data.usage.inputTokens
+    usage.outputTokens += data.usage.outputTokens
+    usage.modelRequests += data.usage.modelRequests
+    usage.children += data.usage.children
+  }
+  return usage
 }
 
 /** What `total` holds beyond `part`, never negative (a record read back may disagree). */

@@ -237,6 +237,27 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
     await run.dispose()
   })
 
+  it('gives back the start of a child admitted before the unload whose creation fails after it', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxChildren: 5 } })
+    let enter!: () => void
+    const entered = new Promise<void>((resolve) => (enter = resolve))
+    let open!: () => void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    const off = fixture.host.root.on('subagent/setup', async () => {
+      enter()
+      await opened
+      throw new Error('setup failed')
+    })
+    const starting = fixture.host.root.inprocessRun.spawn(fixture.request())
+    await entered
+    await reload(fixture.host, fixture.fiber, 1, { maxChildren: 5 })
+    open()
+    const error = await rejectionOf(starting)
+    off()
+    const budget = fixture.host.root.treeBudget
+    expect([error.message, budget.usage(fixture.root).children, budget.remaining(fixture.root).children]).to.deep.equal(['setup failed', 0, 5])
+  })
+
   describe('with a session store loaded', () => {
     let dir: string
 
@@ -256,6 +277,58 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
       await reload(host, host.fibers[2]!, 2, { maxTokens: 100 })
       expect(host.root.treeBudget.remaining(root).tokens).to.equal(60)
       await host.end()
+    })
+
+    it('charges nothing again when a child live across the reload is resumed under its live parent', async () => {
+      const host = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const latch = useLatch(host)
+      const root = await host.agent()
+      const run = await host.root.inprocessRun.spawn({ parent: root, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
+      await latch.entered('a')
+      await reload(host, host.fibers[2]!, 2, { maxTokens: 100 })
+      latch.release('a')
+      await run.result
+      await run.agent.whenIdle()
+      await run.dispose()
+      await host.files.flush()
+      const handle = await host.root.agents.resume(run.id, { agentOptions: scriptedOptions })
+      const budget = host.root.treeBudget
+      // the resumed child's node is made as it is first read: that is when its subtree joins the tree
+      expect([budget.usage(handle.agent), budget.usage(root), budget.remaining(root).tokens]).to.deep.equal([
+        { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 0 },
+        { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 1 },
+        96,
+      ])
+      await handle.dispose()
+      await host.end()
+    })
+
+    it('charges nothing again when that child is resumed under its parent resumed in a later process', async () => {
+      const first = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const latch = useLatch(first)
+      const root = await first.create({})
+      const run = await first.root.inprocessRun.spawn({ parent: root.agent, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
+      await latch.entered('a')
+      await reload(first, first.fibers[2]!, 2, { maxTokens: 100 })
+      latch.release('a')
+      await run.result
+      await run.agent.whenIdle()
+      await run.dispose()
+      // disposed before the host ends: their files get no snapshot at that last unload
+      await root.dispose()
+      await first.files.flush()
+      await first.end()
+
+      const second = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const parent = await second.root.agents.resume(root.agent.id, { agentOptions: scriptedOptions })
+      const child = await second.root.agents.resume(run.id, { agentOptions: scriptedOptions })
+      expect([second.root.treeBudget.usage(parent.agent), second.root.treeBudget.remaining(parent.agent).tokens]).to.deep.equal([
+        { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 1 },
+        96,
+      ])
+      await child.dispose()
+      await parent.dispose()
+      await second.end()
     })
 
     it("writes what a child live across the reload spent after it into its parent's file, without a second start", async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { SessionEvent } from '../../lib/types.ts'
-import { CHILD_EVENT, childCount, GRANT_EVENT, grantOf, ownRecord, SNAPSHOT_EVENT } from '../../plugins/tree-budget/session-record.ts'
+import { CHILD_EVENT, childCount, continuedUsage, GRANT_EVENT, grantOf, ownRecord, SNAPSHOT_EVENT } from '../../plugins/tree-budget/session-record.ts'
 
 const treeSpent = { tokens: 10, modelRequests: 1, children: 1 }
 
@@ -96,6 +96,19 @@ describe('TreeBudget session records: the snapshot a reloaded budget starts from
       { seq: 1, type: CHILD_EVENT, data: { childId: 'c1', usage: { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 0 }, continued: true } },
     ]
     expect(ownRecord(events, 0).usage).to.deep.equal({ inputTokens: 43, outputTokens: 1, modelRequests: 3, children: 1 })
+  })
+
+  it("sums only a child's continued budget/child records after the last snapshot, as what its parent holds beyond the child's snapshot", () => {
+    const spent = { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 0 }
+    const events: SessionEvent[] = [
+      { seq: 0, type: CHILD_EVENT, data: { childId: 'c1', usage: spent, continued: true } },
+      { seq: 1, type: SNAPSHOT_EVENT, data: { usage: snapshotUsage } },
+      { seq: 2, type: CHILD_EVENT, data: { childId: 'c1', usage: spent, continued: true } },
+      { seq: 3, type: CHILD_EVENT, data: { childId: 'c1', usage: spent } },
+      { seq: 4, type: CHILD_EVENT, data: { childId: 'c2', usage: spent, continued: true } },
+      { seq: 5, type: CHILD_EVENT, data: { childId: 'c1', usage: { ...spent, children: -1 }, continued: true } },
+    ]
+    expect(continuedUsage(events, 0, 'c1')).to.deep.equal(spent)
   })
 
   it("tells a child counted whole (budget/child) from one whose start alone a snapshot holds", () => {
