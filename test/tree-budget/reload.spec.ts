@@ -269,6 +269,28 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
       await rm(dir, { recursive: true, force: true })
     })
 
+    /**
+     * A first process: a root whose child lives across a reload and spends 3 + 1 tokens after it;
+     * both are disposed before the host ends (so that last unload writes no snapshot into their
+     * files), and the files are flushed.
+     */
+    async function childSpentAcrossReload(): Promise<{ rootId: string; childId: string }> {
+      const first = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
+      const latch = useLatch(first)
+      const root = await first.create({})
+      const run = await first.root.inprocessRun.spawn({ parent: root.agent, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
+      await latch.entered('a')
+      await reload(first, first.fibers[2]!, 2, { maxTokens: 100 })
+      latch.release('a')
+      await run.result
+      await run.agent.whenIdle()
+      await run.dispose()
+      await root.dispose()
+      await first.files.flush()
+      await first.end()
+      return { rootId: root.agent.id, childId: run.id }
+    }
+
     it('keeps what a settled child spent (root 10 + child 30 of 100 → 60 left)', async () => {
       const host = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
       const root = await host.agent()
@@ -304,24 +326,11 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
     })
 
     it('charges nothing again when that child is resumed under its parent resumed in a later process', async () => {
-      const first = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
-      const latch = useLatch(first)
-      const root = await first.create({})
-      const run = await first.root.inprocessRun.spawn({ parent: root.agent, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
-      await latch.entered('a')
-      await reload(first, first.fibers[2]!, 2, { maxTokens: 100 })
-      latch.release('a')
-      await run.result
-      await run.agent.whenIdle()
-      await run.dispose()
-      // disposed before the host ends: their files get no snapshot at that last unload
-      await root.dispose()
-      await first.files.flush()
-      await first.end()
+      const { rootId, childId } = await childSpentAcrossReload()
 
       const second = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
-      const parent = await second.root.agents.resume(root.agent.id, { agentOptions: scriptedOptions })
-      const child = await second.root.agents.resume(run.id, { agentOptions: scriptedOptions })
+      const parent = await second.root.agents.resume(rootId, { agentOptions: scriptedOptions })
+      const child = await second.root.agents.resume(childId, { agentOptions: scriptedOptions })
       expect([second.root.treeBudget.usage(parent.agent), second.root.treeBudget.remaining(parent.agent).tokens]).to.deep.equal([
         { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 1 },
         96,
@@ -332,23 +341,10 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
     })
 
     it("writes what a child live across the reload spent after it into its parent's file, without a second start", async () => {
-      const first = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
-      const latch = useLatch(first)
-      const root = await first.create({})
-      const run = await first.root.inprocessRun.spawn({ parent: root.agent, prompt: 'a', signal: new AbortController().signal, agentOptions: latched })
-      await latch.entered('a')
-      await reload(first, first.fibers[2]!, 2, { maxTokens: 100 })
-      latch.release('a')
-      await run.result
-      await run.agent.whenIdle()
-      await run.dispose()
-      // disposed before the host ends: the root's file gets no snapshot at that last unload
-      await root.dispose()
-      await first.files.flush()
-      await first.end()
+      const { rootId } = await childSpentAcrossReload()
 
       const second = await createFilesHost(dir, {}, [InProcessRun, [TreeBudget, { maxTokens: 100 }]])
-      const handle = await second.root.agents.resume(root.agent.id, { agentOptions: scriptedOptions })
+      const handle = await second.root.agents.resume(rootId, { agentOptions: scriptedOptions })
       expect([second.root.treeBudget.usage(handle.agent), second.root.treeBudget.remaining(handle.agent).tokens]).to.deep.equal([
         { inputTokens: 3, outputTokens: 1, modelRequests: 1, children: 1 },
         96,
