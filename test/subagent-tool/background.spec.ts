@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { Fiber } from 'cordis'
+import type { Context, Fiber } from 'cordis'
 import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/background-record.ts'
 import type { Agent, ContentBlock, ToolResult } from '../../lib/types.ts'
 import SubagentTool from '../../plugins/subagent-tool/index.ts'
@@ -51,6 +51,22 @@ function runIdOf(startText: string): string {
 async function delivered(fixture: BackgroundFixture): Promise<void> {
   await fixture.host.root.subagentTool.settled(fixture.parent)
   await fixture.parent.whenIdle()
+}
+
+/** Registers the tool `wait`, which runs until its signal aborts; resolves once a call entered it. */
+function registerWaitTool(fixture: { host: { root: Context } }): Promise<void> {
+  return new Promise<void>((entered) => {
+    fixture.host.root.tools.register({
+      name: 'wait',
+      description: 'waits for its signal',
+      parameters: { type: 'object' },
+      execute: (_args, exec) =>
+        new Promise((_, reject) => {
+          entered()
+          exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true })
+        }),
+    })
+  })
 }
 
 describe('subagent tool: background children (SPEC §8.2)', () => {
@@ -190,18 +206,7 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     const fixture = await createBackgroundFixture()
     const gate = fixture.model.child('task')
     const runId = runIdOf(await startInBackground(fixture, { prompt: 'task', label: 'survivor' }))
-    let entered!: () => void
-    const inTool = new Promise<void>((resolve) => (entered = resolve))
-    fixture.host.root.tools.register({
-      name: 'wait',
-      description: 'waits for its signal',
-      parameters: { type: 'object' },
-      execute: (_args, exec) =>
-        new Promise((_, reject) => {
-          entered()
-          exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true })
-        }),
-    })
+    const inTool = registerWaitTool(fixture)
     fixture.model.parent({ toolCalls: [{ id: 'call_wait', name: 'wait', arguments: {} }] }, { text: 'got it' })
     fixture.parent.followup('wait')
     await inTool
@@ -244,18 +249,7 @@ describe('subagent tool: background children (SPEC §8.2)', () => {
     const fixture = await createBackgroundFixture()
     const gate = fixture.model.child('task')
     const runId = runIdOf(await startInBackground(fixture, { prompt: 'task', label: 'late' }))
-    let entered!: () => void
-    const inTool = new Promise<void>((resolve) => (entered = resolve))
-    fixture.host.root.tools.register({
-      name: 'wait',
-      description: 'waits for its signal',
-      parameters: { type: 'object' },
-      execute: (_args, exec) =>
-        new Promise((_, reject) => {
-          entered()
-          exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true })
-        }),
-    })
+    const inTool = registerWaitTool(fixture)
     fixture.model.parent({ toolCalls: [{ id: 'call_wait', name: 'wait', arguments: {} }] })
     fixture.parent.followup('wait')
     await inTool
