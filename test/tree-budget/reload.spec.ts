@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Fiber } from 'cordis'
+import type { Context, Fiber } from 'cordis'
 import { expect } from 'chai'
 import { SubagentBudgetError } from '../../lib/errors.ts'
 import type { Agent, SubagentRun } from '../../lib/types.ts'
@@ -47,6 +47,23 @@ function useLatch(host: Scene): LatchModel {
 }
 
 const latched = { provider: 'latch', model: 'm' }
+
+/**
+ * Holds every child's `subagent/setup` until `open()` (then throws `failure`, when given);
+ * `entered` resolves once a setup is held. `off()` removes the listener.
+ */
+function holdSetup(root: Context, failure?: Error): { entered: Promise<void>; open: () => void; off: () => void } {
+  let enter!: () => void
+  const entered = new Promise<void>((resolve) => (enter = resolve))
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  const off = root.on('subagent/setup', async () => {
+    enter()
+    await opened
+    if (failure) throw failure
+  })
+  return { entered, open, off }
+}
 
 describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', () => {
   it('keeps a run live through the unload, and the reloaded plugin budgets the next start', async () => {
@@ -217,14 +234,7 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
 
   it('counts once the start of a child admitted before the unload and published after it', async () => {
     const fixture = await createBudgetFixture({ budget: { maxChildren: 5 } })
-    let enter!: () => void
-    const entered = new Promise<void>((resolve) => (enter = resolve))
-    let open!: () => void
-    const opened = new Promise<void>((resolve) => (open = resolve))
-    const off = fixture.host.root.on('subagent/setup', async () => {
-      enter()
-      await opened
-    })
+    const { entered, open, off } = holdSetup(fixture.host.root)
     const starting = fixture.host.root.inprocessRun.spawn(fixture.request())
     await entered
     await reload(fixture.host, fixture.fiber, 1, { maxChildren: 5 })
@@ -239,15 +249,7 @@ describe('TreeBudget across an unload and a reload (SPEC §0 hot reload, §9)', 
 
   it('gives back the start of a child admitted before the unload whose creation fails after it', async () => {
     const fixture = await createBudgetFixture({ budget: { maxChildren: 5 } })
-    let enter!: () => void
-    const entered = new Promise<void>((resolve) => (enter = resolve))
-    let open!: () => void
-    const opened = new Promise<void>((resolve) => (open = resolve))
-    const off = fixture.host.root.on('subagent/setup', async () => {
-      enter()
-      await opened
-      throw new Error('setup failed')
-    })
+    const { entered, open, off } = holdSetup(fixture.host.root, new Error('setup failed'))
     const starting = fixture.host.root.inprocessRun.spawn(fixture.request())
     await entered
     await reload(fixture.host, fixture.fiber, 1, { maxChildren: 5 })
