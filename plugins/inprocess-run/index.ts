@@ -58,8 +58,9 @@ declare module 'cordis' {
      * After the entry checks, before creation: a listener may wait (a concurrency queue) and then
      * charge what the start costs, or throw to reject it (nothing is created). Awaited in order;
      * a signal aborted meanwhile rejects the start at once with `subagent request was aborted
-     * before child publication`, even while a listener that ignores the signal still waits. What it books for the run it hands over with `plan.hold(ticket)`: the
-     * driver calls `ticket.settled()` once as the run's result settles (see `RunTicket`).
+     * before child publication`, even while a listener that ignores the signal still waits. What
+     * it books for the run it hands over with `plan.hold(ticket)`: the driver calls
+     * `ticket.settled()` once as the run's result settles (see `RunTicket`).
      * @mode serial
      */
     'subagent/admit'(plan: SubagentPlan): void | Promise<void>
@@ -268,11 +269,12 @@ export class InProcessRun {
   }
 }
 
-/** A signal aborted while the start was admitted rejects it as an abort before publication. */
+/** What a start whose signal aborted before its child was published rejects with (SPEC §2.1 step 2's text). */
 function abortedBeforePublicationError(plan: StartPlan): SubagentError {
   return new SubagentError('ABORTED', abortedBeforePublication, { cause: plan.signal.reason })
 }
 
+/** A signal aborted while the start was admitted rejects it as an abort before publication. */
 function assertNotAborted(plan: StartPlan): void {
   if (plan.signal.aborted) throw abortedBeforePublicationError(plan)
 }

@@ -76,29 +76,27 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   const driver = () => ctx.inprocessRun
   const tools = ctx.tools
   const report = (error: unknown) => logger.warn(`a background subagent could not be delivered: ${thrownMessage(error)}`)
-  // the settings the delegation section reads: the latest config's
-  let locale = config?.locale ?? 'en-US'
-  let toolCap = config?.maxDepth
-  const register = (next: SubagentTool.Config) => {
-    const cap = next?.maxDepth
-    const language = next?.locale ?? 'en-US'
+  // the latest config: the registered tool and the delegation section follow it
+  let current = config
+  const register = () => {
+    const cap = current?.maxDepth
+    const locale = current?.locale ?? 'en-US'
     return tools.register({
-      ...subagentTool({ description: next?.description || text(language, 'subagentTool.description'), locale: language, maxDepth: cap, driver, report }),
+      ...subagentTool({ description: current?.description || text(locale, 'subagentTool.description'), locale, maxDepth: cap, driver, report }),
       // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
       available: (agent) => canDelegate(driver().outlook(agent), cap),
     })
   }
-  let unregister = register(config)
+  let unregister = register()
   updateInPlace<SubagentTool.Config>(ctx, (next) => {
-    locale = next?.locale ?? 'en-US'
-    toolCap = next?.maxDepth
+    current = next
     unregister()
-    unregister = register(next)
+    unregister = register()
   })
   ctx.on('system-prompt/assemble', (assembly, { agent }, next) => {
     const outlook = driver().outlook(agent)
     if (outlook && tools.get(TOOL_NAME, agent)) {
-      assembly.sections.push({ name: DELEGATION_SECTION, order: DELEGATION_ORDER, text: delegationText(outlook, locale, toolCap) })
+      assembly.sections.push({ name: DELEGATION_SECTION, order: DELEGATION_ORDER, text: delegationText(outlook, current?.locale ?? 'en-US', current?.maxDepth) })
     }
     return next()
   })

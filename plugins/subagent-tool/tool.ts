@@ -74,7 +74,7 @@ export interface ToolOptions {
  * The start request for one call: the calling agent is the parent, `signal` (the call's own, or a
  * background run's) the signal. Throws `NO_CALLING_AGENT` without a calling agent.
  */
-export function startRequest(args: SubagentToolArgs, exec: ToolExecution, signal: AbortSignal, maxDepth?: number): SubagentStartRequest {
+function startRequest(args: SubagentToolArgs, exec: ToolExecution, signal: AbortSignal, maxDepth?: number): SubagentStartRequest {
   const parent = exec.agent
   if (!parent) throw new SubagentError('NO_CALLING_AGENT', NO_CALLING_AGENT_MESSAGE)
   // a model must never reach through a child a tool it was denied (SPEC §8.3)

@@ -58,6 +58,19 @@ describe('TreeBudget and DepthPolicy: what the model sees (SPEC §9)', () => {
     )
   })
 
+  it('writes the delegation section in the locale a config update of the tool set, without a restart', async () => {
+    const fixture = await createBudgetFixture({ budget: { maxTokens: 900 }, subagentTool: {} })
+    const toolFiber = fixture.host.fibers.at(-1)!
+    toolFiber.update({ locale: 'zh-CN' })
+    await toolFiber
+    fixture.host.scripted.push({ text: 'ok' })
+    fixture.root.followup('hello')
+    await fixture.root.whenIdle()
+    expect(sectionsOf(fixture.host.scripted.requests[0]!.system)).to.include(
+      '委派：你位于深度 0；你启动的子代理运行在深度 1。\n本委派树剩余：900 个 token、不限 次模型请求、不限 次子代理启动。',
+    )
+  })
+
   it('tells an agent one level above the cap that its subagents cannot delegate', async () => {
     const fixture = await createBudgetFixture({ depthPolicy: { maxDepth: 1 }, subagentTool: {} })
     fixture.host.scripted.push({ text: 'ok' })
