@@ -25,6 +25,8 @@ export {
   BACKGROUND_START_EVENT,
   interruptedBackgroundRuns,
 } from './lib/background-record.ts'
+export { McpCallError, McpTools } from './plugins/mcp-tools/index.ts'
+export type { HttpServer, ServerConfig, StdioServer } from './plugins/mcp-tools/index.ts'
 export { TreeBudget } from './plugins/tree-budget/index.ts'
 export type { BudgetRemaining } from './lib/tree-budget.ts'
 export { spanAttributes, Tracing, tracingFailedMessage } from './plugins/tracing/index.ts'

@@ -202,6 +202,11 @@ export interface ToolDefinition {
    */
   concurrent?: boolean
   /**
+   * The tool only reads: it changes nothing outside the call (SPEC §11.1). Approvals decides such
+   * calls by its `readOnly` setting; the host itself does nothing else with it.
+   */
+  readOnly?: boolean
+  /**
    * Runs the tool. A thrown error becomes an error result. A returned `ToolResult`-shaped object
    * (`{isError, content}`) is used as is; any other value becomes `{isError: false, value, content}`.
    */

@@ -1,0 +1,76 @@
+/**
+ * A host with `McpTools` against the fixture servers, and what the tests look at: the tools it
+ * registered, the log lines it wrote, the server processes still running.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import type { Fiber } from 'cordis'
+import McpTools from '../../plugins/mcp-tools/index.ts'
+import type { FixtureMode } from '../fixtures/mcp/fixture-tools.ts'
+import { createHost, type TestHost } from '../support/harness.ts'
+
+const serverFile = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', import.meta.url))
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
+
+/** The stdio fixture server's config entry, in `mode`. */
+export function stdioServer(mode: FixtureMode = 'normal'): McpTools.Config['servers'][string] {
+  return { command: process.execPath, args: ['--import', 'tsx', serverFile, mode], cwd: repoRoot }
+}
+
+/** Pids of this process's children that run the stdio fixture server. */
+export function fixturePids(): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid !== process.pid) continue
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('stdio-server.ts')) pids.push(Number(entry))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids
+}
+
+/** True while `pid` runs. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+export interface McpHost extends TestHost {
+  fiber: Fiber
+  /** Names of the global `mcp__` tools registered now. */
+  mcpTools(): string[]
+  /** Every line McpTools logged, any level. */
+  lines(): string[]
+}
+
+/** A test host with McpTools loaded with `config` (fast reconnects unless it says otherwise). */
+export async function createMcpHost(config: Partial<McpTools.Config>): Promise<McpHost> {
+  const host = await createHost()
+  const fiber = host.root.plugin(McpTools, { reconnectDelay: 50, maxReconnectDelay: 200, timeout: 10_000, ...config } as McpTools.Config)
+  await fiber
+  return {
+    ...host,
+    fiber,
+    mcpTools: () => host.root.tools.schemas().map((schema) => schema.name).filter((name) => name.startsWith('mcp__')),
+    lines: () =>
+      host.root.logger.buffer.filter((m) => m.name === 'mcp-tools').map((m) => m.args.map(String).join(' ')),
+  }
+}
+
+/** Resolves once `check` is true (polled every 20 ms), or rejects after `ms`. */
+export async function until(check: () => boolean, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
