@@ -9,6 +9,7 @@ import Schema from 'schemastery'
 import { SERVER_NAME } from '../../lib/mcp/tool-listing.ts'
 import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
 import { localizeConfig } from '../../locales/index.ts'
+import type { ToolDefinition } from '../../lib/types.ts'
 import type {} from '../host/index.ts'
 import type {} from '../loader/index.ts'
 import { loadLinkModule } from './sdk-module.ts'
@@ -18,14 +19,43 @@ export { McpCallError, timeoutMessage } from './errors.ts'
 export type { HttpServer, ServerConfig, StdioServer } from './transport.ts'
 export { MAX_DESCRIPTION_CHARS, MAX_TOOLS_PER_SERVER, mcpToolName } from '../../lib/mcp/tool-listing.ts'
 
+declare module 'cordis' {
+  interface Context {
+    mcpTools: McpToolsService
+  }
+}
+
+/** One configured server as it stands now. */
+export interface McpServerStatus {
+  name: string
+  /** True while the server is connected and its tools are registered. */
+  connected: boolean
+  /** The host names of its registered tools, sorted. */
+  tools: string[]
+  /** The process id of a connected stdio server. */
+  pid?: number
+}
+
+/** Service `ctx.mcpTools`. */
+export interface McpToolsService {
+  /**
+   * Resolves once every configured server's first attempt has connected (its tools registered)
+   * or failed. Never rejects. A host that starts agents right after loading the plugin awaits it
+   * so the agents see the tools of the servers that work.
+   */
+  ready(): Promise<void>
+  /** Every configured server, in config order. */
+  servers(): McpServerStatus[]
+}
+
 /**
  * Connects to every configured server and registers its tools, each as a global tool with the
  * server's description, its `inputSchema` as parameters, `concurrent: true` and `readOnly` from the
- * `readOnlyHint` annotation. The plugin is ready once each server's first attempt has connected or
- * failed (so tools of a working server are there before the plugins loaded after it run); it never
- * fails because a server does: a server that fails to start or stops is logged in one line naming
- * it and why, its tools are removed, and it is tried again with backoff, the others unaffected.
- * Unloading, reloading or updating the plugin closes every connection and waits until every stdio
+ * `readOnlyHint` annotation. Connecting goes on in the background: `ctx.mcpTools.ready()` says when
+ * each server's first attempt is over. The plugin never fails because a server does: a server that
+ * fails to start or stops is logged in one line naming it and why, its tools are removed, and it is
+ * tried again with backoff, the others unaffected. Unloading, reloading or updating the plugin
+ * (even while a server is still starting) closes every connection and waits until every stdio
  * server's process has exited (killed when it would not). A stdio server's relative `cwd` (and its
  * default one) is the folder of the host config file when the loader provides it, else the working
  * folder of the process. Without `@modelcontextprotocol/sdk` the plugin fails to start with a
@@ -38,18 +68,29 @@ export async function McpTools(ctx: Context, config: McpTools.Config): Promise<v
   const baseDir = typeof configFile === 'string' ? dirname(configFile) : process.cwd()
   const options = {
     timeout: config.timeout,
+    startTimeout: config.startTimeout,
     reconnectDelay: config.reconnectDelay,
     maxReconnectDelay: config.maxReconnectDelay,
     baseDir,
     logger,
-    register: (def: Parameters<Context['tools']['register']>[0]) => ctx.tools.register(def),
+    register: (def: ToolDefinition) => ctx.tools.register(def),
   }
   const links = Object.entries(config.servers ?? {}).map(([name, server]) => new ServerLink(name, server, options))
   ctx.effect(
     () => () => Promise.all(links.map((link) => link.close())).then(() => undefined),
     'McpTools connections',
   )
-  await Promise.all(links.map((link) => link.start()))
+  const firstAttempts = Promise.all(links.map((link) => link.start())).then(() => undefined)
+  ctx.provide('mcpTools', {
+    ready: () => firstAttempts,
+    servers: () =>
+      links.map((link) => ({
+        name: link.server,
+        connected: link.isConnected,
+        tools: link.toolNames.sort(),
+        ...(link.pid === undefined ? {} : { pid: link.pid }),
+      })),
+  } satisfies McpToolsService)
 }
 
 export namespace McpTools {
@@ -59,6 +100,7 @@ export namespace McpTools {
     /** Server name (`^[A-Za-z0-9_-]+$`) → how to reach it. */
     servers: Record<string, ServerConfig>
     timeout: number
+    startTimeout: number
     reconnectDelay: number
     maxReconnectDelay: number
   }
@@ -79,6 +121,7 @@ export namespace McpTools {
     Schema.object({
       servers: Schema.dict(Schema.union([stdio, http]) as Schema<ServerConfig>, Schema.string().pattern(SERVER_NAME)).default({}),
       timeout: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(60000),
+      startTimeout: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(60000),
       reconnectDelay: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(1000),
       maxReconnectDelay: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(30000),
     }),

@@ -21,8 +21,10 @@ export interface LinkLogger {
 }
 
 export interface LinkOptions {
-  /** Ms each request (initialize, list, call) may take. */
+  /** Ms a tool call may take. */
   timeout: number
+  /** Ms the start-up handshake, and each page of the tool list, may take. */
+  startTimeout: number
   /** Ms before the first reconnection; doubled after each failure in a row. */
   reconnectDelay: number
   /** The longest wait between two attempts. */
@@ -111,6 +113,11 @@ export class ServerLink {
 
   private registered: ListedTool[] = []
 
+  /** True while connected with the tools registered. */
+  get isConnected(): boolean {
+    return this.connection?.isLive === true && !this.connection.isOver
+  }
+
   /** The pid of the live stdio server's process, if any. */
   get pid(): number | undefined {
     return this.connection?.isLive ? this.connection.opened.pid() : undefined
@@ -155,7 +162,7 @@ export class ServerLink {
     client.onclose = () => this.lost(connection)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relist())
     try {
-      await client.connect(connection.opened.transport, { timeout: this.options.timeout })
+      await client.connect(connection.opened.transport, { timeout: this.options.startTimeout })
       this.track(connection)
       if (connection.isOver || this.isClosed) return await this.closeConnection(connection)
       const listed = await this.list(connection)
@@ -189,7 +196,7 @@ export class ServerLink {
   private why(connection: Connection, error?: unknown): string {
     let why: string
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      why = `no answer within ${this.options.timeout} ms`
+      why = `no answer within ${this.options.startTimeout} ms`
     } else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       why = isStdio(this.config) ? 'its process exited' : 'the connection closed'
     } else if (error !== undefined) {
@@ -207,9 +214,9 @@ export class ServerLink {
       connection.isOver = true
       return
     }
-    connection.isOver = true
-    // a close before the connection went live is the failed attempt's to report
+    // a close before the connection went live fails the attempt under way, which reports it
     if (!connection.isLive) return
+    connection.isOver = true
     this.uninstall()
     this.failures++
     const delay = this.nextDelay()
@@ -256,7 +263,7 @@ export class ServerLink {
       const result = await connection.client.request(
         { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
         ResultSchema,
-        { timeout: this.options.timeout },
+        { timeout: this.options.startTimeout },
       )
       const listed = (result as { tools?: unknown }).tools
       if (!Array.isArray(listed)) throw new Error('its tools/list answer has no "tools" list')
