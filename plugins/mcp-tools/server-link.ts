@@ -63,6 +63,9 @@ async function ensureExited(pid: number): Promise<void> {
       } catch {
         // gone meanwhile
       }
+      // SIGKILL cannot be refused: wait (briefly) until the process is reaped
+      const reaped = Date.now() + 1000
+      while (isAlive(pid) && Date.now() < reaped) await new Promise((resolve) => setTimeout(resolve, 20))
       return
     }
     await new Promise((resolve) => setTimeout(resolve, 20))
@@ -77,6 +80,8 @@ interface Connection {
   isLive: boolean
   /** Set when it ended (closed by us, or lost). */
   isOver: boolean
+  /** The stdio server's process, once spawned. */
+  pid?: number
   /** Why the transport failed, when it said. */
   lastError?: string
   hasLoggedJunk: boolean
@@ -120,7 +125,7 @@ export class ServerLink {
 
   /** The pid of the live stdio server's process, if any. */
   get pid(): number | undefined {
-    return this.connection?.isLive ? this.connection.opened.pid() : undefined
+    return this.connection?.isLive ? this.connection.pid : undefined
   }
 
   /** First connection attempt; resolves when connected or failed (a failure schedules a retry). */
@@ -162,8 +167,10 @@ export class ServerLink {
     client.onclose = () => this.lost(connection)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relist())
     try {
-      await client.connect(connection.opened.transport, { timeout: this.options.startTimeout })
+      const connecting = client.connect(connection.opened.transport, { timeout: this.options.startTimeout })
+      // spawned by now: the SDK forgets the process as soon as it starts closing it
       this.track(connection)
+      await connecting
       if (connection.isOver || this.isClosed) return await this.closeConnection(connection)
       const listed = await this.list(connection)
       if (connection.isOver || this.isClosed) return await this.closeConnection(connection)
@@ -172,7 +179,6 @@ export class ServerLink {
       this.install(listed)
       logger.info(logLines.connected(this.server, this.registered.length))
     } catch (error) {
-      this.track(connection)
       if (connection.isOver || this.isClosed) return await this.closeConnection(connection)
       connection.isOver = true
       this.failures++
@@ -185,8 +191,8 @@ export class ServerLink {
 
   /** Remembers the connection's process so `close` can make sure it exits. */
   private track(connection: Connection): void {
-    const pid = connection.opened.pid()
-    if (pid !== undefined) this.pids.add(pid)
+    connection.pid = connection.opened.pid()
+    if (connection.pid !== undefined) this.pids.add(connection.pid)
   }
 
   private nextDelay(): number {
@@ -200,7 +206,7 @@ export class ServerLink {
     } else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       why = isStdio(this.config) ? 'its process exited' : 'the connection closed'
     } else if (error !== undefined) {
-      why = thrownMessage(error)
+      why = described(error)
     } else {
       why = isStdio(this.config) ? 'its process exited' : connection.lastError ? `the connection closed (${connection.lastError})` : 'the connection closed'
     }
@@ -242,7 +248,7 @@ export class ServerLink {
 
   private async closeConnection(connection: Connection): Promise<void> {
     connection.isOver = true
-    const pid = connection.opened.pid()
+    const pid = connection.pid ?? connection.opened.pid()
     try {
       await connection.client.close()
     } catch {
@@ -385,9 +391,9 @@ export class ServerLink {
     if (connection.isOver) return new McpCallError('MCP_FAILED', this.server, callMessages.closed(this.server), { cause: error })
     if (!isStdio(this.config) && error instanceof TypeError) {
       // fetch failed: an HTTP server is only found gone when asked
-      connection.lastError = thrownMessage(error)
+      connection.lastError = described(error)
       void connection.client.close()
-      return new McpCallError('MCP_FAILED', this.server, callMessages.unreachable(this.server, thrownMessage(error)), { cause: error })
+      return new McpCallError('MCP_FAILED', this.server, callMessages.unreachable(this.server, described(error)), { cause: error })
     }
     return new McpCallError('MCP_FAILED', this.server, callMessages.failed(this.server, thrownMessage(error)), { cause: error })
   }
@@ -409,6 +415,15 @@ export class ServerLink {
     await Promise.all([...this.pids].map((pid) => ensureExited(pid)))
     this.pids.clear()
   }
+}
+
+/** `error`'s message, with its cause's code or message when it has one (`fetch failed (ECONNREFUSED)`). */
+function described(error: unknown): string {
+  const message = thrownMessage(error)
+  const cause = (error as { cause?: unknown } | null)?.cause as { code?: unknown; message?: unknown } | undefined
+  if (typeof cause !== 'object' || cause === null) return message
+  const detail = typeof cause.code === 'string' ? cause.code : typeof cause.message === 'string' ? cause.message : undefined
+  return detail && !message.includes(detail) ? `${message} (${detail})` : message
 }
 
 /** True for the SDK's complaint about a line that is not a JSON-RPC message. */
