@@ -1,0 +1,94 @@
+/**
+ * MCP tools are ordinary global tools: restrictions, restriction inheritance through the driver,
+ * Code Mode bindings, tracing spans and the YAML host config apply to them unchanged.
+ */
+import { writeFileSync } from 'node:fs'
+import { expect } from 'chai'
+import type { Agent } from '../../lib/types.ts'
+import CodeMode from '../../plugins/code-mode/index.ts'
+import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import Tracing from '../../plugins/tracing/index.ts'
+import { spanRecorder } from '../tracing/recorder.ts'
+import { workspace } from '../loader/fixture.ts'
+import { fixturePids, mcpScene, mcpToolsOf, stdioServer } from './fixture.ts'
+
+/** The text of each `tool/result` event of `agent`'s session. */
+function resultTexts(agent: Agent): string[] {
+  return agent.session.events
+    .filter((event) => event.type === 'tool/result')
+    .map((event) => (event.data as { content: { text?: string }[] }).content.map((block) => block.text ?? '').join('\n'))
+}
+
+describe('McpTools: MCP tools go through everything else unchanged', function () {
+  this.timeout(40_000)
+
+  it("hides an MCP tool from an agent that restricts it, in schemas and execution", async () => {
+    const host = await mcpScene({ servers: { fx: stdioServer() } })
+    const agent = await host.agent()
+    agent.ctx.tools.restrict({ deny: ['mcp__fx__echo'] })
+    expect(host.root.tools.schemas(agent).map((schema) => schema.name)).not.to.include('mcp__fx__echo')
+    const result = await host.root.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'x' }, agent })
+    expect(result.code).to.equal('UNKNOWN_TOOL')
+  })
+
+  it('gives a child started with inheritRestrictions only the MCP tools its parent sees, and the child calls one', async () => {
+    const host = await mcpScene({ servers: { fx: stdioServer() } }, [InProcessRun])
+    const parent = await host.agent()
+    parent.ctx.tools.restrict({ allow: ['mcp__fx__echo', 'mcp__fx__pid'] })
+    host.scripted.push({ toolCalls: [{ name: 'mcp__fx__echo', arguments: { text: 'from the child' } }] }, { text: 'done' })
+    const run = await host.root.inprocessRun.spawn({ parent, prompt: 'echo something', signal: new AbortController().signal, inheritRestrictions: true, toolFilter: { allow: ['mcp__fx__echo'] } })
+    const result = await run.result
+    expect(result.stopReason).to.equal('completed')
+    expect(host.scripted.requests[0]!.tools!.map((tool) => tool.name)).to.deep.equal(['mcp__fx__echo'])
+    expect(resultTexts(run.agent)).to.deep.equal(['from the child'])
+    await run.dispose()
+  })
+
+  it('binds MCP tools in Code Mode, like any tool the agent sees', async () => {
+    const host = await mcpScene({ servers: { fx: stdioServer() } }, [[CodeMode, {}]])
+    const agent = await host.agent()
+    const code = "const a = await tools.mcp__fx__echo({ text: 'one' }); const s = await tools.mcp__fx__structured({}); return [a, s]"
+    const result = await host.root.tools.execute({ name: 'run_code', arguments: { code }, agent })
+    expect([result.isError, result.value]).to.deep.equal([false, ['one', { answer: 42 }]])
+  })
+
+  it('traces an MCP tool call as an execute_tool span', async () => {
+    const recorder = spanRecorder()
+    recorder.reset()
+    const host = await mcpScene({ servers: { fx: stdioServer() } }, [[Tracing, {}]])
+    const agent = await host.agent()
+    host.scripted.push({ toolCalls: [{ id: 'c1', name: 'mcp__fx__echo', arguments: { text: 'traced' } }] }, { text: 'done' })
+    agent.followup('go')
+    await agent.whenIdle()
+    const span = recorder.spans().find((candidate) => candidate.name === 'execute_tool mcp__fx__echo')
+    expect(span?.attributes).to.deep.include({ 'gen_ai.tool.name': 'mcp__fx__echo', 'gen_ai.tool.call.id': 'c1' })
+  })
+
+  it('loads from the YAML host config, and the loader closing leaves no server process', async () => {
+    const space = workspace()
+    try {
+      const plugins = new URL('../../plugins/', import.meta.url).pathname
+      const server = stdioServer()
+      writeFileSync(
+        space.configFile,
+        [
+          'plugins:',
+          `  host: { path: ${plugins}host/index.ts }`,
+          `  mcp:`,
+          `    path: ${plugins}mcp-tools/index.ts`,
+          '    config:',
+          `      servers: { fx: ${JSON.stringify(server)} }`,
+        ].join('\n'),
+      )
+      const { root, loader } = space.loader()
+      await loader.start()
+      await root.mcpTools.ready()
+      expect(mcpToolsOf({ root } as never)).to.have.length(9)
+      expect(root.mcpTools.servers().map(({ name, connected, tools }) => [name, connected, tools.length])).to.deep.equal([['fx', true, 9]])
+      await loader.dispose()
+      expect(fixturePids()).to.deep.equal([])
+    } finally {
+      await space.cleanup()
+    }
+  })
+})
