@@ -98,7 +98,7 @@ export namespace McpTools {
 
   export interface Config {
     /** Server name (`^[A-Za-z0-9_-]+$`) → how to reach it. */
-    servers: Record<string, ServerConfig>
+    servers?: Record<string, ServerConfig>
     timeout: number
     startTimeout: number
     reconnectDelay: number
@@ -119,7 +119,7 @@ export namespace McpTools {
   // field descriptions: `config.mcpTools` in locales/*.yml
   export const Config: Schema<Config> = localizeConfig(
     Schema.object({
-      servers: Schema.dict(Schema.union([stdio, http]) as Schema<ServerConfig>, Schema.string().pattern(SERVER_NAME)).default({}),
+      servers: Schema.dict(Schema.union([stdio, http]) as Schema<ServerConfig>, Schema.string().pattern(SERVER_NAME)),
       timeout: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(60000),
       startTimeout: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(60000),
       reconnectDelay: Schema.natural().min(1).max(MAX_TIMER_DELAY_MS).default(1000),

@@ -272,7 +272,7 @@ export class ServerLink {
         { timeout: this.options.startTimeout },
       )
       const listed = (result as { tools?: unknown }).tools
-      if (!Array.isArray(listed)) throw new Error('its tools/list answer has no "tools" list')
+      if (!Array.isArray(listed)) throw new McpCallError('MCP_FAILED', this.server, 'its tools/list answer has no "tools" list')
       tools.push(...listed)
       const next = (result as { nextCursor?: unknown }).nextCursor
       if (typeof next !== 'string' || next === '') break

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import type { Fiber } from 'cordis'
-import McpTools from '../../plugins/mcp-tools/index.ts'
+import McpTools, { type StdioServer } from '../../plugins/mcp-tools/index.ts'
 import type { FixtureMode } from '../fixtures/mcp/fixture-tools.ts'
 import { createHost, type TestHost } from '../support/harness.ts'
 import { type Scene, type ScenePlugin, scene } from '../support/scene.ts'
@@ -15,7 +15,7 @@ const serverFile = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', impo
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
 /** The stdio fixture server's config entry, in `mode`. */
-export function stdioServer(mode: FixtureMode = 'normal'): McpTools.Config['servers'][string] {
+export function stdioServer(mode: FixtureMode = 'normal'): StdioServer {
   return { command: process.execPath, args: ['--import', 'tsx', serverFile, mode], cwd: repoRoot }
 }
 

@@ -19,6 +19,7 @@ import { ToolCallError } from '../../plugins/code-mode/errors.ts'
 import { TurnCancelledError } from '../../plugins/host/agents/agent.ts'
 import { CordisAssumptionError } from '../../plugins/host/cordis-bridge.ts'
 import { HostConfigError } from '../../plugins/loader/config-file.ts'
+import { McpCallError } from '../../plugins/mcp-tools/errors.ts'
 import { ModelRequestError } from '../../plugins/openai-model/errors.ts'
 
 const root = join(import.meta.dirname, '../..')
@@ -42,6 +43,7 @@ const classes: Record<string, [build: () => SubagentError, code: string]> = {
   ContentFilterError: [() => new ContentFilterError(), 'CONTENT_FILTERED'],
   SessionFileError: [() => new SessionFileError('s', 'x'), 'SESSION_FILE'],
   CordisAssumptionError: [() => new CordisAssumptionError('x'), 'PEER_DEPENDENCY'],
+  McpCallError: [() => new McpCallError('MCP_TIMEOUT', 's', 'x'), 'MCP_TIMEOUT'],
 }
 
 /**
@@ -64,6 +66,8 @@ const foreignCodes = new Set([
   'ERR_UNKNOWN_FILE_EXTENSION',
   'OPENAI_API_KEY',
   'DEEPSEEK_API_KEY',
+  // the signal that ends an MCP server process that outlived its grace period
+  'SIGKILL',
 ])
 
 function productFiles(dir: string): string[] {
