@@ -2,12 +2,12 @@
  * The handoff (SPEC §2.3–§2.5): after publication, subscribe the abort signal, send the prompt,
  * drive the child to idle and settle its result through `subagent/settle` and `subagent/end`.
  */
-import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/abort-signal.ts'
+import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/async/abort-signal.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { readResult } from '../../lib/read-result.ts'
+import { readResult } from '../../lib/session/read-result.ts'
 import type { RunTicket, SubagentInfo, SubagentResult, SubagentRun, SubagentStartRequest } from '../../lib/types.ts'
 import { englishDiagnostic } from '../../locales/index.ts'
-import type { Dispatch } from '../host/cordis-bridge.ts'
+import type { Dispatch } from '../../cordis-glue/bridge.ts'
 
 /**
  * What the handoff reads and marks on its run: the run itself is what `subagent/settle` listeners

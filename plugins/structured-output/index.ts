@@ -5,11 +5,11 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { listenDirect, rawService } from '../host/cordis-bridge.ts'
+import { listenDirect, rawService } from '../../cordis-glue/bridge.ts'
 import { AgentSlot, listenFor, type Tools } from '../host/index.ts'
-import { compileSchema } from '../../lib/json-validation.ts'
-import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
-import { assertSchemaSubset } from '../../lib/schema-subset.ts'
+import { compileSchema } from '../../lib/schema/json-validation.ts'
+import { requestedJsonSchema } from '../../lib/schema/schemastery-subset.ts'
+import { assertSchemaSubset } from '../../lib/schema/schema-subset.ts'
 import type {
   Agent,
   JsonSchema,

@@ -6,8 +6,8 @@
  * The shared schema object is the cache's own deep-frozen copy of the text, so a caller that
  * changes its schema object later changes nothing a start already uses. Pure: no cordis.
  */
-import { parseFrozenJson } from '../../lib/frozen-json.ts'
-import { type JsonShape, jsonShapeOf, matchesJsonShape } from '../../lib/json-shape.ts'
+import { parseFrozenJson } from '../../lib/json/frozen-json.ts'
+import { type JsonShape, jsonShapeOf, matchesJsonShape } from '../../lib/json/json-shape.ts'
 import type { JsonSchema, JsonValue } from '../../lib/types.ts'
 
 /** Distinct schema texts kept at most; the least recently used one goes first. */

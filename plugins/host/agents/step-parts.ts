@@ -6,8 +6,8 @@
  * them.
  */
 import { SubagentError } from '../../../lib/errors.ts'
-import { plainDeltasPerStep, StreamedStep } from '../../../lib/streamed-steps.ts'
-import { TextPieces } from '../../../lib/text-pieces.ts'
+import { plainDeltasPerStep, StreamedStep } from '../../../lib/session/streamed-steps.ts'
+import { TextPieces } from '../../../lib/session/text-pieces.ts'
 import type { ToolCallBlock, Usage } from '../../../lib/types.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { ResultReader } from './turn-state.ts'

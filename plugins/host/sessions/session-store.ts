@@ -3,9 +3,9 @@
  * A long step's streamed deltas are compact events (`lib/streamed-steps.ts`).
  */
 import { SubagentError } from '../../../lib/errors.ts'
-import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
-import { eventDataProblem } from '../../../lib/session-event-shape.ts'
-import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
+import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json/json-data.ts'
+import { eventDataProblem } from '../../../lib/session/session-event-shape.ts'
+import { isCompactDelta, type StreamedStep } from '../../../lib/session/streamed-steps.ts'
 import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 

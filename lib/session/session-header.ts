@@ -1,0 +1,64 @@
+/**
+ * The session header rule (SPEC §1.2), shared by the host's sessions and the session files that
+ * load a header back. Pure: no cordis, no I/O.
+ */
+import { isNonNegativeSafeInteger } from '../delegation/depth.ts'
+import { SubagentError } from '../errors.ts'
+import type { SessionHeader } from '../types.ts'
+
+function notAString(key: 'cwd' | 'parentSession' | 'label' | 'callId'): SubagentError {
+  return new SubagentError('INVALID_SESSION', `session header ${key} must be a string`)
+}
+
+function notADepth(key: 'delegationDepth' | 'seedLength'): SubagentError {
+  return new SubagentError('INVALID_SESSION', `session header ${key} must be a non-negative safe integer`)
+}
+
+/**
+ * Builds a frozen header, rejecting malformed fields with
+ * `session header <field> must be a non-negative safe integer` (and similar for strings). Each
+ * field is read once, and checked in the order of the header's keys.
+ */
+export function buildHeader(fields: Record<string, unknown>): SessionHeader {
+  const { id, createdAt } = fields
+  if (typeof id !== 'string' || !id) {
+    throw new SubagentError('INVALID_SESSION', 'session header id must be a non-empty string')
+  }
+  if (typeof createdAt !== 'number' || !Number.isFinite(createdAt)) {
+    throw new SubagentError('INVALID_SESSION', 'session header createdAt must be a finite number')
+  }
+  const header: Partial<Record<keyof SessionHeader, unknown>> = { id, createdAt }
+  // named reads and writes, not a loop over key names: a loop makes each a keyed access on a
+  // varying key, and adding a property through one goes to V8's runtime, in baseline and in
+  // optimized code alike (every creation builds a header)
+  const { cwd, parentSession, label, callId, origin, delegationDepth, seedLength } = fields
+  if (cwd !== undefined) {
+    if (typeof cwd !== 'string') throw notAString('cwd')
+    header.cwd = cwd
+  }
+  if (parentSession !== undefined) {
+    if (typeof parentSession !== 'string') throw notAString('parentSession')
+    header.parentSession = parentSession
+  }
+  if (label !== undefined) {
+    if (typeof label !== 'string') throw notAString('label')
+    header.label = label
+  }
+  if (callId !== undefined) {
+    if (typeof callId !== 'string') throw notAString('callId')
+    header.callId = callId
+  }
+  if (origin !== undefined) {
+    if (origin !== 'subagent') throw new SubagentError('INVALID_SESSION', 'session header origin must be "subagent"')
+    header.origin = origin
+  }
+  if (delegationDepth !== undefined) {
+    if (!isNonNegativeSafeInteger(delegationDepth)) throw notADepth('delegationDepth')
+    header.delegationDepth = delegationDepth
+  }
+  if (seedLength !== undefined) {
+    if (!isNonNegativeSafeInteger(seedLength)) throw notADepth('seedLength')
+    header.seedLength = seedLength
+  }
+  return Object.freeze(header) as SessionHeader
+}
