@@ -1,6 +1,6 @@
 /**
- * JSON-Schema validation of values (SPEC §1.5, §3); frozen JSON copies are `lib/frozen-json.ts`.
- * Pure: no cordis, no I/O. A schema inside the SPEC §3 subset is validated by `lib/subset-validation.ts` (linear to
+ * JSON-Schema validation of values (SPEC §1.5, §3); frozen JSON copies are `lib/json/frozen-json.ts`.
+ * Pure: no cordis, no I/O. A schema inside the SPEC §3 subset is validated by `lib/schema/subset-validation.ts` (linear to
  * compile); any other one by one shared ajv instance. Each schema object is compiled once and its
  * validator cached for the schema's lifetime, so schemas must not be mutated after their first use.
  */

@@ -15,7 +15,7 @@ type Fields = Record<string, unknown>
  * Why `data` is not the data of an event of `type`, as `<path> <problem>` rooted at `data`
  * (`data.content must be an array, got undefined`, `data.content[1] text must be a string, got
  * number`), or `undefined` when it is, or when `type` is not one the loop writes. Extra keys are
- * allowed. `data` must already be JSON data (`lib/json-data.ts`); reads each field at most once
+ * allowed. `data` must already be JSON data (`lib/json/json-data.ts`); reads each field at most once
  * and allocates nothing for valid data.
  */
 export function eventDataProblem(type: string, data: unknown): string | undefined {

@@ -71,7 +71,7 @@ export interface AnySessionEvent {
 /**
  * One frozen entry of a session log, `{seq, type, data}` at run time (SPEC §1.2); `seq` equals its
  * index. Unparameterised it is any event: narrow it with `isEvent(event, type)` or
- * `isKnownEvent(event)` (`lib/session-event.ts`), never with a cast. `SessionEvent<'turn/end'>`
+ * `isKnownEvent(event)` (`lib/session/session-event.ts`), never with a cast. `SessionEvent<'turn/end'>`
  * is that event typed.
  */
 export type SessionEvent<T extends string = string> = string extends T

@@ -27,7 +27,7 @@ export interface HandedOffRun extends SubagentRun {
 /**
  * The run's live abort listener (SPEC §2.3): when the request's signal aborts, marks the run
  * cancelled and cancels the child with cause `parent`. Its own subscription (see
- * lib/abort-signal.ts), shared with every other run of the same signal: one object per run, where
+ * lib/async/abort-signal.ts), shared with every other run of the same signal: one object per run, where
  * a callback, its record and its remover were three.
  */
 export class ParentAbort implements AbortSubscription {

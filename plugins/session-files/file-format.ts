@@ -53,7 +53,7 @@ export function encodeEvent(event: SessionEvent): string {
 
 /**
  * One run line, newline included: the streamed deltas `seq`, `seq + 1`, … of one step, each
- * `{turn, step, text}` with a text of `texts` (`lib/streamed-steps.ts`'s `streamedDelta` shape).
+ * `{turn, step, text}` with a text of `texts` (`lib/session/streamed-steps.ts`'s `streamedDelta` shape).
  */
 export function encodeRun(seq: number, turn: number, step: number, texts: readonly string[]): string {
   return `${JSON.stringify({ seq, deltas: { turn, step, texts } })}\n`

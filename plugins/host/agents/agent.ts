@@ -55,7 +55,7 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
 /**
  * `cause` as the frozen copy its turn/end holds (turn/end data → reason → cause: two levels above
  * it), checked to be an object with a string `kind`: a seed or a stored session holding a cause of
- * another shape is refused (`lib/session-event-shape.ts`), and what the loop writes must read back.
+ * another shape is refused (`lib/session/session-event-shape.ts`), and what the loop writes must read back.
  */
 function copyCause(cause: CancelCause): CancelCause {
   let copy: unknown

@@ -47,7 +47,7 @@ function abortError(id: string, signal: AbortSignal): Error {
 function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; settle: () => void } {
   let settle!: () => void
   const promise = new Promise<never>((_, reject) => {
-    // one listener per signal however many creations share it (see lib/abort-signal.ts)
+    // one listener per signal however many creations share it (see lib/async/abort-signal.ts)
     settle = subscribeAbort(signal, () => reject(abortError(id, signal)))
   })
   promise.catch(() => {})

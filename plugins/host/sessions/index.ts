@@ -64,7 +64,7 @@ export class Sessions extends HostService {
 
   /**
    * Rebuilds a stored session as it was (no seed marker): for `agents.resume`. Its long streamed
-   * steps are stored compactly, as the live session held them (`lib/streamed-steps.ts`).
+   * steps are stored compactly, as the live session held them (`lib/session/streamed-steps.ts`).
    */
   restore(header: SessionHeader, events: readonly SessionEvent[]): SessionLog {
     const validated = validateSeed(events)

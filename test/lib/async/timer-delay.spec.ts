@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../../lib/async/timer-delay.ts'
 
-describe('isTimerDelay (lib/timer-delay.ts)', () => {
+describe('isTimerDelay (lib/async/timer-delay.ts)', () => {
   it('accepts a positive delay up to 2147483647 ms, fractions included', () => {
     expect([0.5, 1, 5000, MAX_TIMER_DELAY_MS].map(isTimerDelay)).to.deep.equal([true, true, true, true])
   })

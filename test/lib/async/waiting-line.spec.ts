@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { WaitingLine } from '../../../lib/async/waiting-line.ts'
 
-describe('WaitingLine (lib/waiting-line.ts)', () => {
+describe('WaitingLine (lib/async/waiting-line.ts)', () => {
   it('hands values out first in first out', () => {
     const line = new WaitingLine<number>()
     for (const value of [1, 2, 3]) line.push(value)

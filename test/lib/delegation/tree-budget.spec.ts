@@ -22,7 +22,7 @@ function budgetError(fn: () => void): SubagentBudgetError {
   throw new Error('expected a SubagentBudgetError')
 }
 
-describe('tree budget arithmetic (lib/tree-budget.ts)', () => {
+describe('tree budget arithmetic (lib/delegation/tree-budget.ts)', () => {
   it('reports every limit as Infinity in a tree without limits', () => {
     expect(tree({}).remainingAll()).to.deep.equal({ children: Infinity, tokens: Infinity, modelRequests: Infinity })
   })

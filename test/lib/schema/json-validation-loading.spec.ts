@@ -6,14 +6,14 @@ const root = fileURLToPath(new URL('../../../', import.meta.url))
 
 /**
  * Runs `body` in a fresh Node process (this one has ajv loaded already) after importing
- * `lib/json-validation.ts`, and returns what it printed; `ajvLoaded()` tells whether
+ * `lib/schema/json-validation.ts`, and returns what it printed; `ajvLoaded()` tells whether
  * ajv's code is in the module cache.
  */
 function inFreshProcess(body: string): string {
   const script = `
     import { createRequire } from 'node:module'
-    import { jsonViolations } from '../lib/json-validation.ts'
-    import { schemaViolations } from '../lib/schema-subset.ts'
+    import { jsonViolations } from './lib/schema/json-validation.ts'
+    import { schemaViolations } from './lib/schema/schema-subset.ts'
     const cache = createRequire(process.cwd() + '/').cache
     const ajvLoaded = () => Object.keys(cache).some((file) => file.includes('/node_modules/ajv/'))
     ${body}`

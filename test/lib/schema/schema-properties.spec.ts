@@ -297,7 +297,7 @@ function rename(name: string): string {
 }
 
 describe('jsonViolations properties', () => {
-  // the same options as lib/json-validation.ts, on an independent instance
+  // the same options as lib/schema/json-validation.ts, on an independent instance
   const reference = new Ajv({ allErrors: true, strict: false, ownProperties: true, addUsedSchema: false })
 
   it('finds no violations exactly when ajv accepts the value', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { printable } from '../../../lib/text/terminal-text.ts'
 
-describe('printable (lib/terminal-text.ts)', () => {
+describe('printable (lib/text/terminal-text.ts)', () => {
   it('returns text without control characters unchanged, tabs and line feeds included', () => {
     const text = 'plain text\twith a tab\nand a line feed, ünïcödé and 漢字'
     expect(printable(text)).to.equal(text)
