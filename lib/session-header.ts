@@ -2,7 +2,7 @@
  * The session header rule (SPEC §1.2), shared by the host's sessions and the session files that
  * load a header back. Pure: no cordis, no I/O.
  */
-import { approvalPolicyProblems, readApprovalPolicy } from './approval/policy.ts'
+import { type ApprovalPolicy, approvalPolicyProblems, readApprovalPolicy } from './approval/policy.ts'
 import { isNonNegativeSafeInteger } from './depth.ts'
 import { SubagentError } from './errors.ts'
 import type { SessionHeader } from './types.ts'
@@ -16,6 +16,25 @@ function notAString(key: 'cwd' | 'parentSession' | 'label' | 'callId'): Subagent
 
 function notADepth(key: 'delegationDepth' | 'seedLength'): SubagentError {
   return new SubagentError('INVALID_SESSION', `session header ${key} must be a non-negative safe integer`)
+}
+
+/** The header fields a start plan may record for its child (`SubagentPlan.recordHeader`). */
+export type RecordedHeaderField = 'agent' | 'approval'
+
+/**
+ * `value` checked as the child's header `field`, as it will be stored (an approval policy as a
+ * frozen copy). Throws a `TypeError` `subagent header <field> …` naming the problem, and for a
+ * field other than `agent` and `approval`.
+ */
+export function recordedHeaderValue(field: RecordedHeaderField, value: unknown): string | ApprovalPolicy {
+  if (field === 'approval') return readApprovalPolicy(value, 'subagent header approval')
+  if (field === 'agent') {
+    if (typeof value !== 'string' || !AGENT_NAME.test(value)) {
+      throw new TypeError(`subagent header agent must be a definition name matching ${AGENT_NAME}`)
+    }
+    return value
+  }
+  throw new TypeError(`subagent header field ${JSON.stringify(field)} cannot be recorded (only "agent" and "approval")`)
 }
 
 /** A header's `approval` as a frozen policy; `INVALID_SESSION` listing every problem of a malformed one. */
