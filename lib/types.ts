@@ -3,6 +3,7 @@
  * types only: no cordis registration, no runtime code. Each topic has its own file in `types/`;
  * a file there imports its neighbours directly, never this index.
  */
+export type { ApprovalDecisionWord, ApprovalPolicy, ApprovalRule } from './approval/policy.ts'
 export type { BudgetLimit } from './errors.ts'
 export type * from './types/agent.ts'
 export type * from './types/content.ts'

@@ -2,6 +2,7 @@
  * Agents (SPEC §1.3).
  */
 import type { Context } from 'cordis'
+import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { ContentBlock } from './content.ts'
 import type { CancelCause, Session, SessionEvent } from './session.ts'
 
@@ -11,6 +12,8 @@ export interface AgentOptions {
   maxTokens?: number
   maxSteps?: number
   subagentDepth?: number
+  /** The agent's own approval policy (SPEC §11.1): it can only make its calls more guarded. */
+  approval?: ApprovalPolicy
   [key: string]: unknown
 }
 
@@ -45,6 +48,8 @@ export interface CreateAgentOptions {
     seedLength?: number
     label?: string
     callId?: string
+    agent?: string
+    approval?: ApprovalPolicy
   }
   seed?: readonly SessionEvent[]
   agentOptions?: AgentOptions

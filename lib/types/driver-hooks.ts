@@ -2,6 +2,7 @@
  * What driver plugins meet at the driver's hooks and the host's meter (SPEC §2, §9): the start
  * plan, run tickets, the agent meter and the delegation outlook.
  */
+import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { BudgetLimit } from '../errors.ts'
 import type { Agent } from './agent.ts'
 import type { Usage } from './content.ts'
@@ -47,6 +48,15 @@ export interface SubagentPlan {
    * Tickets are called in the order they were held.
    */
   hold(ticket: RunTicket): void
+  /**
+   * Records a field of the child's session header: `approval` (SPEC §11.1) or `agent` (§12), for
+   * a `subagent/define` or `subagent/prepare` listener. Checked at once: a malformed value, or
+   * another field, throws a `TypeError` (`subagent header <field> …`), which rejects the start
+   * from such a listener. A later record of a field replaces the earlier one.
+   */
+  recordHeader(field: 'agent' | 'approval', value: unknown): void
+  /** The header fields recorded so far (`recordHeader`), or `undefined` while none is. */
+  readonly recordedHeader: { readonly agent?: string; readonly approval?: ApprovalPolicy } | undefined
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * What the driver takes and gives (SPEC §2): a start request, its result, the run and its events.
  */
+import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { OutputSchema } from '../schema/structured-type.ts'
 import type { Diagnostic } from '../text/diagnostic.ts'
 import type { Agent, AgentOptions } from './agent.ts'
@@ -36,6 +37,11 @@ export interface SubagentStartRequest<S extends OutputSchema = OutputSchema> {
   budget?: BudgetReservation
   /** The parent's tool call that starts this child (set by the `subagent` tool); recorded in the child's header. */
   callId?: string
+  /**
+   * The child's own approval policy (SPEC §11.1): merged strictest with its ancestors' and
+   * recorded in its header. Served by `Approvals`: without it the start rejects as unsupported.
+   */
+  approval?: ApprovalPolicy
 }
 
 /** What a start reserves for the child's subtree; an absent field reserves nothing of that limit. */

@@ -1,6 +1,7 @@
 /**
  * Sessions and their events (SPEC §1.2).
  */
+import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { BudgetLimit } from '../errors.ts'
 import type { ContentBlock, Usage } from './content.ts'
 
@@ -16,6 +17,13 @@ export interface SessionHeader {
   readonly label?: string
   /** The parent's tool call that started the child, when a tool started it (SPEC §10 lineage). */
   readonly callId?: string
+  /** The agent definition the child was started from (SPEC §12), a name matching `^[a-z][a-z0-9-]{0,63}$`. */
+  readonly agent?: string
+  /**
+   * The child's approval policy as recorded when it started (SPEC §11.1): its ancestors' and its
+   * own, merged strictest, so the guard survives `agents.resume`.
+   */
+  readonly approval?: ApprovalPolicy
 }
 
 export type CancelCause =

@@ -35,6 +35,11 @@ export interface ToolDefinition {
    */
   concurrent?: boolean
   /**
+   * The tool only reads: approval policies decide its calls with their `readOnly` field (SPEC
+   * §11.1). Default `false`.
+   */
+  readOnly?: boolean
+  /**
    * Runs the tool. A thrown error becomes an error result. A returned `ToolResult`-shaped object
    * (`{isError, content}`) is used as is; any other value becomes `{isError: false, value, content}`.
    */
@@ -59,6 +64,18 @@ export interface ExecuteRequest {
 }
 
 export type PreExecuteDecision = { kind: 'allow' } | { kind: 'deny'; reason: string }
+
+/** What the host's approval point (`tools/approve`) tells a listener about the tool called. */
+export interface ApprovalSubject {
+  /** `ToolDefinition.readOnly` of the tool as the calling agent sees it. */
+  readonly readOnly: boolean
+}
+
+/**
+ * A `tools/approve` answer: run the body, or refuse the call with the error result
+ * `Error: <reason>` and `code` (default `TOOL_DENIED`).
+ */
+export type ApprovalVerdict = { kind: 'allow' } | { kind: 'deny'; reason: string; code?: string }
 
 /** A guard returns a reason string to deny the call, or `undefined` to let it run. */
 export type ToolGuard = (exec: ToolExecution) => string | undefined

@@ -31,6 +31,9 @@ function assertDefinition(def: ToolDefinition): void {
   if (def.concurrent !== undefined && typeof def.concurrent !== 'boolean') {
     throw new TypeError(`tool "${def.name}" concurrent must be a boolean`)
   }
+  if (def.readOnly !== undefined && typeof def.readOnly !== 'boolean') {
+    throw new TypeError(`tool "${def.name}" readOnly must be a boolean`)
+  }
   if (def.available !== undefined && typeof def.available !== 'function') {
     throw new TypeError(`tool "${def.name}" available must be a function`)
   }
@@ -43,6 +46,7 @@ interface Snapshot {
   readonly description: string
   readonly parameters: JsonSchema
   readonly concurrent: boolean | undefined
+  readonly readOnly: boolean | undefined
   readonly execute: ToolDefinition['execute']
   readonly available: ToolDefinition['available']
 }
@@ -66,6 +70,7 @@ export function snapshotOf(def: ToolDefinition): ScopedTool {
     // the one part of the schema check not cached by object: a root changed in place fails again
     def.parameters.type === 'object' &&
     known.concurrent === def.concurrent &&
+    known.readOnly === def.readOnly &&
     known.execute === def.execute &&
     known.available === def.available
   ) {
@@ -77,11 +82,12 @@ export function snapshotOf(def: ToolDefinition): ScopedTool {
     description: def.description,
     parameters: def.parameters,
     concurrent: def.concurrent === true,
+    readOnly: def.readOnly === true,
     execute: def.execute.bind(def) as ScopedTool['execute'],
     ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
   })
-  const { name, description, parameters, concurrent, execute, available } = def
-  snapshots.set(def, { tool, name, description, parameters, concurrent, execute, available })
+  const { name, description, parameters, concurrent, readOnly, execute, available } = def
+  snapshots.set(def, { tool, name, description, parameters, concurrent, readOnly, execute, available })
   return tool
 }
 

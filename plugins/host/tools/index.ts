@@ -3,6 +3,8 @@ import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
 import { SmallMap } from '../../../lib/small-map.ts'
 import type {
   Agent,
+  ApprovalSubject,
+  ApprovalVerdict,
   ExecuteRequest,
   PreExecuteDecision,
   JsonSchema,
@@ -45,6 +47,19 @@ declare module 'cordis' {
       result: ToolResult,
       next: () => Promise<ToolResult>,
     ): ToolResult | Promise<ToolResult>
+    /**
+     * The approval point (SPEC §11.2): after the `tools/pre-execute` waterfall, the guards and the
+     * argument check (a call they refuse never gets here), before the body. Return `next()` (a
+     * promise of the inner listeners' verdict) or a verdict; a listener may wait (a person
+     * deciding), and the call waits with it. A deny becomes the error result `Error: <reason>`
+     * with its `code` (default `TOOL_DENIED`); a throw becomes an error result (code
+     * `HOOK_FAILED`): a failing approver never lets a call through. @mode waterfall
+     */
+    'tools/approve'(
+      exec: ToolExecution,
+      tool: ApprovalSubject,
+      next: () => Promise<ApprovalVerdict>,
+    ): ApprovalVerdict | Promise<ApprovalVerdict>
     /** The authoritative final outcome of one execution. Observe-only, contained. @mode emit */
     'tools/result'(exec: ToolExecution, result: ToolResult): void
   }
