@@ -8,7 +8,7 @@ import type { ErrorSink, Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
 import type { SmallMap } from '../../lib/small-map.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
-import { Dispatch } from './cordis-bridge.ts'
+import { Dispatch } from '../../cordis-glue/bridge.ts'
 
 /**
  * Where an agent's scope is kept: on the host's agent object (made with it) and on the agent's
@@ -28,6 +28,7 @@ export const scopedEvents: ReadonlySet<string> = new Set([
   'session/event',
   'system-prompt/assemble',
   'tools/pre-execute',
+  'tools/approve',
   'tools/post-execute',
   'tools/result',
 ])
@@ -39,6 +40,8 @@ export interface ScopedTool {
   description: string
   parameters: { [key: string]: unknown }
   concurrent: boolean
+  /** `ToolDefinition.readOnly`: the tool only reads (approval policies decide it by `readOnly`). */
+  readOnly: boolean
   execute: (args: never, exec: never) => unknown
   available?: (agent: Agent) => boolean
 }
