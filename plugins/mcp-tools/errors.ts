@@ -2,7 +2,7 @@
  * What a failed MCP tool call says, and the log lines of a server's life. Error messages are the
  * `Error: <message>` of the call's result; the timeout's is pinned by SPEC §13.
  */
-import { SubagentError } from '../../lib/errors.ts'
+import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 
 /** A call to an MCP tool that did not produce the tool's result. */
 export class McpCallError extends SubagentError {
@@ -47,4 +47,18 @@ export const logLines = {
   listFailed: (server: string, why: string) => `MCP server "${server}" could not list its tools: ${why}; its tools are unchanged`,
   junk: (server: string, why: string) =>
     `MCP server "${server}" sent something that is not a JSON-RPC message (ignored; later ones are not logged): ${why}`,
+}
+
+/** `error`'s message, with its cause's code or message when it has one (`fetch failed (ECONNREFUSED)`). */
+export function described(error: unknown): string {
+  const message = thrownMessage(error)
+  const cause = (error as { cause?: unknown } | null)?.cause as { code?: unknown; message?: unknown } | undefined
+  if (typeof cause !== 'object' || cause === null) return message
+  const detail = typeof cause.code === 'string' ? cause.code : typeof cause.message === 'string' ? cause.message : undefined
+  return detail && !message.includes(detail) ? `${message} (${detail})` : message
+}
+
+/** True for the SDK's complaint about a line that is not a JSON-RPC message. */
+export function isParseError(error: unknown): boolean {
+  return error instanceof SyntaxError || (error instanceof Error && (error.name === 'ZodError' || /JSON|json/.test(error.message)))
 }

@@ -10,7 +10,8 @@ import { callOutcome } from '../../lib/mcp/call-content.ts'
 import { reconnectDelay } from '../../lib/mcp/reconnect-delay.ts'
 import { type ListedTool, MAX_TOOLS_PER_SERVER, sortListing } from '../../lib/mcp/tool-listing.ts'
 import type { ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
-import { callMessages, logLines, McpCallError, timeoutMessage } from './errors.ts'
+import { callMessages, described, isParseError, logLines, McpCallError, timeoutMessage } from './errors.ts'
+import { ensureExited } from './process-exit.ts'
 import { isStdio, type OpenedTransport, openTransport, type ServerConfig } from './transport.ts'
 
 /** Where a link's log lines go (a cordis logger). */
@@ -40,37 +41,6 @@ export interface LinkOptions {
 const MAX_LIST_PAGES = 64
 
 const CLIENT_INFO = { name: 'subagent-inprocess', version: '1' }
-
-/** Ms a stdio server gets to exit after the SDK's close, before it is killed. */
-const EXIT_GRACE_MS = 5000
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Waits until `pid` is gone; kills it when it outlives `EXIT_GRACE_MS`. */
-async function ensureExited(pid: number): Promise<void> {
-  const deadline = Date.now() + EXIT_GRACE_MS
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {
-        // gone meanwhile
-      }
-      // SIGKILL cannot be refused: wait (briefly) until the process is reaped
-      const reaped = Date.now() + 1000
-      while (isAlive(pid) && Date.now() < reaped) await new Promise((resolve) => setTimeout(resolve, 20))
-      return
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 /** One connection attempt's state: its client, transport and why it ended. */
 interface Connection {
@@ -415,18 +385,4 @@ export class ServerLink {
     await Promise.all([...this.pids].map((pid) => ensureExited(pid)))
     this.pids.clear()
   }
-}
-
-/** `error`'s message, with its cause's code or message when it has one (`fetch failed (ECONNREFUSED)`). */
-function described(error: unknown): string {
-  const message = thrownMessage(error)
-  const cause = (error as { cause?: unknown } | null)?.cause as { code?: unknown; message?: unknown } | undefined
-  if (typeof cause !== 'object' || cause === null) return message
-  const detail = typeof cause.code === 'string' ? cause.code : typeof cause.message === 'string' ? cause.message : undefined
-  return detail && !message.includes(detail) ? `${message} (${detail})` : message
-}
-
-/** True for the SDK's complaint about a line that is not a JSON-RPC message. */
-function isParseError(error: unknown): boolean {
-  return error instanceof SyntaxError || (error instanceof Error && (error.name === 'ZodError' || /JSON|json/.test(error.message)))
 }

@@ -85,7 +85,7 @@ export function linesOf(host: TestHost): string[] {
 }
 
 /** Resolves once `check` is true (polled every 20 ms), or rejects after `ms`. */
-export async function until(check: () => boolean, ms = 8000): Promise<void> {
+export async function until(check: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time')

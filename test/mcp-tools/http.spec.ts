@@ -52,7 +52,7 @@ describe('McpTools: a Streamable HTTP server', function () {
     // the cause is the call's refused connection or the event stream's closed socket, whichever came first
     expect(stopped[0]).to.match(/^MCP server "web" stopped: the connection closed \(fetch failed \((ECONNREFUSED|UND_ERR_SOCKET)\)\); its tools are removed until it is back \(reconnecting in 50 ms\)$/)
     server = await startHttpFixture('normal', port)
-    await until(() => host.mcpTools().length === 9, 20_000)
+    await until(() => host.mcpTools().length === 9)
   })
 
   it('logs a server that cannot be reached at start, and keeps trying', async () => {

@@ -12,7 +12,7 @@ function textOf(result: ToolResult): string {
 }
 
 describe('McpTools: a server over its life', function () {
-  this.timeout(60_000)
+  this.timeout(120_000)
 
   it('cancels the request on the server when the execution is aborted', async () => {
     const host = await mcpScene({ servers: { fx: stdioServer() } })
@@ -77,7 +77,7 @@ describe('McpTools: a server over its life', function () {
 
   it('logs a server that fails to start, with why, and tries again with a growing delay', async () => {
     const host = await mcpScene({ servers: { bad: stdioServer('fail-start') } })
-    await until(() => host.lines().filter((line) => line.includes('failed to start')).length >= 3, 30_000)
+    await until(() => host.lines().filter((line) => line.includes('failed to start')).length >= 3, 80_000)
     const lines = host.lines().filter((line) => line.includes('failed to start'))
     expect(lines.slice(0, 3)).to.deep.equal([50, 100, 200].map(
       (ms) => `MCP server "bad" failed to start: its process exited (stderr: "fixture: cannot open its database"); retrying in ${ms} ms`,
