@@ -64,6 +64,22 @@ describe('McpTools: MCP tools go through everything else unchanged', function ()
     expect(span?.attributes).to.deep.include({ 'gen_ai.tool.name': 'mcp__fx__echo', 'gen_ai.tool.call.id': 'c1' })
   })
 
+  it("reaches the host's approval point with readOnly from readOnlyHint, and a deny there keeps the call from the server", async () => {
+    const host = await mcpScene({ servers: { fx: stdioServer() } })
+    const seen: [string, boolean][] = []
+    host.on('tools/approve', (exec, tool, next) => {
+      seen.push([exec.name, tool.readOnly])
+      return exec.name.startsWith('mcp__') && !tool.readOnly ? { kind: 'deny', reason: 'mcp__* needs a person' } : next()
+    })
+    const echo = await host.root.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'read-only' } })
+    const wait = await host.root.tools.execute({ name: 'mcp__fx__wait', arguments: { ms: 1 } })
+    expect(seen).to.deep.equal([
+      ['mcp__fx__echo', true],
+      ['mcp__fx__wait', false],
+    ])
+    expect([echo.isError, wait.content]).to.deep.equal([false, [{ type: 'text', text: 'Error: mcp__* needs a person' }]])
+  })
+
   it('loads from the YAML host config, and the loader closing leaves no server process', async () => {
     const space = workspace()
     try {
