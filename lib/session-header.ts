@@ -4,6 +4,7 @@
  */
 import { isNonNegativeSafeInteger } from './depth.ts'
 import { SubagentError } from './errors.ts'
+import { jsonDataViolation } from './json-data.ts'
 import type { SessionHeader } from './types.ts'
 
 function notAString(key: 'cwd' | 'parentSession' | 'label' | 'callId'): SubagentError {
@@ -31,7 +32,7 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
   // named reads and writes, not a loop over key names: a loop makes each a keyed access on a
   // varying key, and adding a property through one goes to V8's runtime, in baseline and in
   // optimized code alike (every creation builds a header)
-  const { cwd, parentSession, label, callId, origin, delegationDepth, seedLength } = fields
+  const { cwd, parentSession, label, callId, origin, delegationDepth, seedLength, agentOptions } = fields
   if (cwd !== undefined) {
     if (typeof cwd !== 'string') throw notAString('cwd')
     header.cwd = cwd
@@ -60,5 +61,16 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
     if (!isNonNegativeSafeInteger(seedLength)) throw notADepth('seedLength')
     header.seedLength = seedLength
   }
+  if (agentOptions !== undefined) {
+    if (!isJsonObject(agentOptions)) throw new SubagentError('INVALID_SESSION', 'session header agentOptions must be a JSON object')
+    header.agentOptions = agentOptions
+  }
   return Object.freeze(header) as SessionHeader
+}
+
+/** A plain object (not an array) holding JSON data only: what `agentOptions` may be. */
+function isJsonObject(value: unknown): value is SessionHeader['agentOptions'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return (proto === Object.prototype || proto === null) && jsonDataViolation(value) === undefined
 }

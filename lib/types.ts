@@ -37,6 +37,11 @@ export interface SessionHeader {
   readonly label?: string
   /** The parent's tool call that started the child, when a tool started it (SPEC §10 lineage). */
   readonly callId?: string
+  /**
+   * The agent's options as created, without secrets and non-JSON values (SPEC §14): what a resume
+   * runs the agent with when the caller passes none.
+   */
+  readonly agentOptions?: Readonly<Record<string, JsonValue>>
 }
 
 export type CancelCause =
@@ -153,6 +158,8 @@ export interface CreateAgentOptions {
     seedLength?: number
     label?: string
     callId?: string
+    /** Recorded instead of the host's secret-free copy of `agentOptions` (SPEC §14). */
+    agentOptions?: Readonly<Record<string, JsonValue>>
   }
   seed?: readonly SessionEvent[]
   agentOptions?: AgentOptions
