@@ -356,6 +356,24 @@ export interface RunEvent {
   readonly event: SessionEvent
 }
 
+/** A tree published again by `ctx.inprocessRun.resumeTree` (SPEC §14). */
+export interface ResumedTree {
+  readonly root: Agent
+  /** The descendants, root excluded, each after its parent. */
+  readonly agents: readonly Agent[]
+  /** Disposes the whole tree (the root, and with it every agent it owns). Memoized. */
+  dispose(): Promise<void>
+}
+
+/** What `subagent/resumed` listeners get: the tree just published, every open turn closed. */
+export interface ResumedTreeInfo {
+  readonly rootId: string
+  readonly root: Agent
+  readonly agents: readonly Agent[]
+  /** The handle of an agent of this tree (to dispose one agent, e.g. a delivered background child). */
+  handleOf(agent: Agent): AgentHandle | undefined
+}
+
 export interface SubagentRun<T = unknown> {
   readonly id: string
   readonly agent: Agent

@@ -173,7 +173,10 @@ export class SessionFiles extends Service {
           if (this.writers.get(released.id) === released) this.writers.delete(released.id)
         },
         // a disposed session resumed on purpose is live again: a tree resume may republish it
-        onResumed: (resumed) => this.marker(resumed.id, () => this.tree.clearDisposed(resumed.id)),
+        // (unless it was disposed again meanwhile: its marker is being written, and stays)
+        onResumed: (resumed) => {
+          if (resumed.session) this.marker(resumed.id, () => this.tree.clearDisposed(resumed.id))
+        },
       })
       this.writers.set(id, writer)
     }
