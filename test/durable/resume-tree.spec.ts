@@ -74,7 +74,11 @@ describe('resumeTree: a stored tree published again (SPEC §14)', () => {
 
     const second = await durableHost(dir)
     let ran = 0
-    second.root.tools.register({ name: 'deploy', description: 'deploys', parameters: { type: 'object' }, execute: async () => ((ran++), { isError: false, content: [] }) })
+    second.root.tools.register({ name: 'deploy', description: 'deploys', parameters: { type: 'object' }, execute: async () => {
+        ran++
+        return { isError: false, content: [] }
+      },
+    })
     const tree = await second.root.inprocessRun.resumeTree(root.id)
     const events = tree.root.session.events
     expect(events.slice(-2).map((event) => [event.type, event.data])).to.deep.equal([
