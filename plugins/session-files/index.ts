@@ -116,7 +116,9 @@ export class SessionFiles extends Service {
    * logged failure. Never rejects.
    */
   async flush(): Promise<void> {
-    await Promise.all([...this.writers.values()].map((writer) => writer.flushed()).concat([...this.markers]))
+    await Promise.all([...this.writers.values()].map((writer) => writer.flushed()))
+    // read after the writes: a resume's write queues the removal of its marker as it finishes
+    await Promise.all(this.markers)
   }
 
   /**
