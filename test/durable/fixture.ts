@@ -22,6 +22,11 @@ afterEach(async () => {
   for (const copy of copies.splice(0)) await rm(copy, { recursive: true, force: true })
 })
 
+/** Removes `dir` after the test, once its scenes have closed. */
+export function removeAfterTest(dir: string): void {
+  copies.push(dir)
+}
+
 /**
  * What a crash of `host` right now would leave on disk: its writes so far flushed, the folder's
  * files copied into a new folder (removed after the test). The host itself goes on.
