@@ -5,9 +5,9 @@
  */
 import type { Context } from 'cordis'
 import { SubagentError } from '../../lib/errors.ts'
-import { closingEvents } from '../../lib/open-turn.ts'
+import { closingEvents } from '../../lib/session/open-turn.ts'
 import type { Agent, AgentHandle, ResumedTree, ResumedTreeInfo } from '../../lib/types.ts'
-import type { Dispatch } from '../host/cordis-bridge.ts'
+import type { Dispatch } from '../../cordis-glue/bridge.ts'
 import type { Agents, StoredSession } from '../host/index.ts'
 
 /** What a resume needs of the driver. */

@@ -4,10 +4,10 @@
  * disposed. Runs belong to their parent, never to a plugin instance: nothing here is tied to the
  * `SubagentTool` fiber, so a hot reload neither cancels nor forgets them.
  */
-import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT, interruptedBackgroundRuns } from '../../lib/background-record.ts'
-import type { Diagnostic } from '../../lib/diagnostic.ts'
+import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT, interruptedBackgroundRuns } from '../../lib/delegation/background-record.ts'
+import type { Diagnostic } from '../../lib/text/diagnostic.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { readResult } from '../../lib/read-result.ts'
+import { readResult } from '../../lib/session/read-result.ts'
 import type { Agent, ResumedTreeInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import { englishDiagnostic, type Locale, text } from '../../locales/index.ts'
 import { outputText, toToolResult } from './outcome.ts'

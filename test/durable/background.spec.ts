@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { BACKGROUND_DELIVERED_EVENT } from '../../lib/background-record.ts'
+import { BACKGROUND_DELIVERED_EVENT } from '../../lib/delegation/background-record.ts'
 import type { Agent, ModelRequest } from '../../lib/types.ts'
 import type { ScriptEntry } from '../../plugins/scripted-model/index.ts'
 import SubagentTool from '../../plugins/subagent-tool/index.ts'

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { INTERRUPTED_TOOL_RESULT } from '../../lib/open-turn.ts'
+import { INTERRUPTED_TOOL_RESULT } from '../../lib/session/open-turn.ts'
 import type { Agent, ResumedTreeInfo } from '../../lib/types.ts'
 import { rejectionOf, typesOf } from '../support/scene.ts'
 import { crashCopy, durableHost, tick } from './fixture.ts'
