@@ -21,6 +21,8 @@ const maxHeaderBytes = 64 * 1024
 interface HeaderEntry {
   parentSession: string | undefined
   createdAt: number
+  /** The file's creation time (ns): orders sessions created in the same millisecond. */
+  bornAt: bigint
 }
 
 export class TreeIndex {
@@ -35,7 +37,7 @@ export class TreeIndex {
 
   /**
    * Ids of the stored sessions, not disposed, whose header names `parentId` as `parentSession`,
-   * oldest first (`createdAt`, then id). A file whose header line cannot be read is left out with
+   * in creation order (`createdAt`, then the file's creation time, then id). A file whose header line cannot be read is left out with
    * a warning. Rejects only when the folder cannot be listed.
    */
   async children(parentId: string): Promise<string[]> {
@@ -46,15 +48,15 @@ export class TreeIndex {
       if (name.endsWith(disposedSuffix)) disposed.add(name.slice(0, -disposedSuffix.length))
       else if (name.endsWith(fileSuffix)) ids.push(name.slice(0, -fileSuffix.length))
     }
-    const found: { id: string; createdAt: number }[] = []
+    const found: ({ id: string } & HeaderEntry)[] = []
     await Promise.all(
       ids.map(async (id) => {
         if (disposed.has(id) || !isSafeSessionId(id)) return
         const entry = await this.#header(id)
-        if (entry?.parentSession === parentId) found.push({ id, createdAt: entry.createdAt })
+        if (entry?.parentSession === parentId) found.push({ id, ...entry })
       }),
     )
-    found.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    found.sort((a, b) => a.createdAt - b.createdAt || compare(a.bornAt, b.bornAt) || compare(a.id, b.id))
     return found.map((entry) => entry.id)
   }
 
@@ -84,11 +86,13 @@ export class TreeIndex {
     if (known !== undefined) return known
     let entry: HeaderEntry | null = null
     try {
-      const head = await this.gate.run(() => this.fs.readHead(join(this.dir, id + fileSuffix), maxHeaderBytes))
+      const path = join(this.dir, id + fileSuffix)
+      const head = await this.gate.run(() => this.fs.readHead(path, maxHeaderBytes))
       const end = head.indexOf('\n')
       if (end >= 0) {
         const header: SessionHeader = parseSessionFile(id, head.slice(0, end + 1)).header
-        entry = { parentSession: header.parentSession, createdAt: header.createdAt }
+        const bornAt = await this.gate.run(() => this.fs.bornAt(path))
+        entry = { parentSession: header.parentSession, createdAt: header.createdAt, bornAt }
       }
     } catch (error) {
       this.warn(messages.headerUnreadable(id, thrownMessage(error)))
@@ -98,4 +102,8 @@ export class TreeIndex {
     if (entry) this.#headers.set(id, entry)
     return entry
   }
+}
+
+function compare<T extends string | bigint>(a: T, b: T): number {
+  return a < b ? -1 : a > b ? 1 : 0
 }
