@@ -3,7 +3,7 @@
  * time of each operation, so a test can replace a method (sinon) to count or fail operations
  * without touching the real disk or the real open-file limit.
  */
-import { access, appendFile, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { access, appendFile, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 
 export interface SessionFileSystem {
   /** Appends `text` (opens, writes, closes: one descriptor while it runs). */
@@ -20,8 +20,6 @@ export interface SessionFileSystem {
   readHead(path: string, bytes: number): Promise<string>
   /** Whether the file exists. */
   exists(path: string): Promise<boolean>
-  /** When the file was created, in nanoseconds (0 where the file system does not keep it). */
-  bornAt(path: string): Promise<bigint>
 }
 
 export const nodeFileSystem: SessionFileSystem = {
@@ -41,7 +39,6 @@ export const nodeFileSystem: SessionFileSystem = {
       await handle.close()
     }
   },
-  bornAt: async (path) => (await stat(path, { bigint: true })).birthtimeNs,
   exists: (path) =>
     access(path).then(
       () => true,

@@ -21,8 +21,6 @@ const maxHeaderBytes = 64 * 1024
 interface HeaderEntry {
   parentSession: string | undefined
   createdAt: number
-  /** The file's creation time (ns): orders sessions created in the same millisecond. */
-  bornAt: bigint
 }
 
 export class TreeIndex {
@@ -37,7 +35,7 @@ export class TreeIndex {
 
   /**
    * Ids of the stored sessions, not disposed, whose header names `parentId` as `parentSession`,
-   * in creation order (`createdAt`, then the file's creation time, then id). A file whose header line cannot be read is left out with
+   * in creation order as far as the headers tell it: by `createdAt` (milliseconds), then by id. A file whose header line cannot be read is left out with
    * a warning. Rejects only when the folder cannot be listed.
    */
   async children(parentId: string): Promise<string[]> {
@@ -56,7 +54,7 @@ export class TreeIndex {
         if (entry?.parentSession === parentId) found.push({ id, ...entry })
       }),
     )
-    found.sort((a, b) => a.createdAt - b.createdAt || compare(a.bornAt, b.bornAt) || compare(a.id, b.id))
+    found.sort((a, b) => a.createdAt - b.createdAt || compare(a.id, b.id))
     return found.map((entry) => entry.id)
   }
 
@@ -91,8 +89,7 @@ export class TreeIndex {
       const end = head.indexOf('\n')
       if (end >= 0) {
         const header: SessionHeader = parseSessionFile(id, head.slice(0, end + 1)).header
-        const bornAt = await this.gate.run(() => this.fs.bornAt(path))
-        entry = { parentSession: header.parentSession, createdAt: header.createdAt, bornAt }
+        entry = { parentSession: header.parentSession, createdAt: header.createdAt }
       }
     } catch (error) {
       this.warn(messages.headerUnreadable(id, thrownMessage(error)))
@@ -104,6 +101,6 @@ export class TreeIndex {
   }
 }
 
-function compare<T extends string | bigint>(a: T, b: T): number {
+function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }

@@ -125,7 +125,6 @@ describe('SessionWriter: held runs', () => {
       list: async () => [],
       readHead: async () => '',
       exists: async () => false,
-      bornAt: async () => 0n,
     }
     const writer = new SessionWriter('s1', '/nowhere/s1.jsonl', {
       ready: Promise.resolve(),

@@ -15,6 +15,8 @@ describe('SessionFiles: what a whole-tree resume asks of the folder (SPEC §14)'
     const host = await createFilesHost()
     const { agent: parent } = await host.create()
     const first = await host.create({ header: { parentSession: parent.id } })
+    // the headers tell creation order to the millisecond (ties go by id)
+    await new Promise((resolve) => setTimeout(resolve, 2))
     const second = await host.create({ header: { parentSession: parent.id } })
     await host.create({ header: { parentSession: first.agent.id } })
     expect(await host.files.children(parent.id)).to.deep.equal([first.agent.id, second.agent.id])
