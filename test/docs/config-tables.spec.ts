@@ -43,7 +43,7 @@ function documentedDefault(cell: string): string {
   return /^(['"]).*\1$/.test(value) ? value.slice(1, -1) : value
 }
 
-/** A schema default as a README writes it: an object or array as JSON (`{}`), anything else as text. */
+/** A schema default as a README cell shows it: a list or object as JSON (`[]`), anything else as text. */
 function shownDefault(value: unknown): string {
   return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
 }
