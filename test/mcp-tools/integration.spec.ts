@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { Agent } from '../../lib/types.ts'
+import Approvals from '../../plugins/approvals/index.ts'
 import CodeMode from '../../plugins/code-mode/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import Tracing from '../../plugins/tracing/index.ts'
@@ -78,6 +79,22 @@ describe('McpTools: MCP tools go through everything else unchanged', function ()
       ['mcp__fx__wait', false],
     ])
     expect([echo.isError, wait.content]).to.deep.equal([false, [{ type: 'text', text: 'Error: mcp__* needs a person' }]])
+  })
+
+  it('lets an Approvals rule on mcp__* ask about an MCP call, and readOnly allow a read-only MCP tool', async () => {
+    const host = await mcpScene({ servers: { fx: stdioServer() } }, [
+      [Approvals, { default: 'deny', readOnly: 'allow', rules: [{ tool: 'mcp__fx__w*', decision: 'ask' }] }],
+    ])
+    const agent = await host.agent()
+    host.on('approval/asked', (request) => {
+      host.root.approvals.decide(request.id, { approved: false, reason: `no ${request.tool} today` })
+    })
+    const echo = await host.root.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'allowed' }, agent })
+    const wait = await host.root.tools.execute({ name: 'mcp__fx__wait', arguments: { ms: 1 }, agent })
+    const media = await host.root.tools.execute({ name: 'mcp__fx__media', arguments: {}, agent })
+    expect(echo.content).to.deep.equal([{ type: 'text', text: 'allowed' }])
+    expect([wait.code, wait.content]).to.deep.equal(['DENIED', [{ type: 'text', text: 'Error: tool call "mcp__fx__wait" was denied: no mcp__fx__wait today' }]])
+    expect([media.code, media.content]).to.deep.equal(['DENIED', [{ type: 'text', text: 'Error: tool call "mcp__fx__media" was denied: denied by policy' }]])
   })
 
   it('loads from the YAML host config, and the loader closing leaves no server process', async () => {
