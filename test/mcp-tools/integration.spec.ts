@@ -8,8 +8,6 @@ import type { Agent } from '../../lib/types.ts'
 import Approvals from '../../plugins/approvals/index.ts'
 import CodeMode from '../../plugins/code-mode/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
-import Tracing from '../../plugins/tracing/index.ts'
-import { spanRecorder } from '../tracing/recorder.ts'
 import { workspace } from '../loader/fixture.ts'
 import { fixturePids, mcpScene, mcpToolsOf, stdioServer } from './fixture.ts'
 
@@ -51,18 +49,6 @@ describe('McpTools: MCP tools go through everything else unchanged', function ()
     const code = "const a = await tools.mcp__fx__echo({ text: 'one' }); const s = await tools.mcp__fx__structured({}); return [a, s]"
     const result = await host.root.tools.execute({ name: 'run_code', arguments: { code }, agent })
     expect([result.isError, result.value]).to.deep.equal([false, ['one', { answer: 42 }]])
-  })
-
-  it('traces an MCP tool call as an execute_tool span', async () => {
-    const recorder = spanRecorder()
-    recorder.reset()
-    const host = await mcpScene({ servers: { fx: stdioServer() } }, [[Tracing, {}]])
-    const agent = await host.agent()
-    host.scripted.push({ toolCalls: [{ id: 'c1', name: 'mcp__fx__echo', arguments: { text: 'traced' } }] }, { text: 'done' })
-    agent.followup('go')
-    await agent.whenIdle()
-    const span = recorder.spans().find((candidate) => candidate.name === 'execute_tool mcp__fx__echo')
-    expect(span?.attributes).to.deep.include({ 'gen_ai.tool.name': 'mcp__fx__echo', 'gen_ai.tool.call.id': 'c1' })
   })
 
   it("reaches the host's approval point with readOnly from readOnlyHint, and a deny there keeps the call from the server", async () => {
