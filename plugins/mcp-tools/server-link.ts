@@ -362,7 +362,7 @@ export class ServerLink {
     if (!isStdio(this.config) && error instanceof TypeError) {
       // fetch failed: an HTTP server is only found gone when asked
       connection.lastError = described(error)
-      void connection.client.close()
+      connection.client.close().catch(() => {})
       return new McpCallError('MCP_FAILED', this.server, callMessages.unreachable(this.server, described(error)), { cause: error })
     }
     return new McpCallError('MCP_FAILED', this.server, callMessages.failed(this.server, thrownMessage(error)), { cause: error })
