@@ -368,7 +368,13 @@ export interface SubagentRun<T = unknown> {
  * The start plan `subagent/prepare` listeners see and adjust, and `subagent/setup` listeners read.
  */
 export interface SubagentPlan {
-  readonly request: SubagentStartRequest
+  /**
+   * The request as the driver's entry read it, once: a frozen copy (plain data copied; `parent`,
+   * `signal` and a schemastery `outputSchema` are the caller's objects). A plugin checks the
+   * request field it serves here, at `subagent/prepare` (a throw rejects the start), and uses only
+   * this copy afterwards: the caller's object is never read again.
+   */
+  readonly request: Readonly<SubagentStartRequest>
   /**
    * The id the child will have (its agent, session and run id), fixed at entry: a listener can
    * name the child before it exists (`TreeBudget` books its start under it at `subagent/admit`).
