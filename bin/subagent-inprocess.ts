@@ -71,7 +71,7 @@ async function start(
     await loader.dispose()
     // a host that ran without one of its entries did not succeed, whatever a plugin asked for
     const report = await started?.catch(() => undefined)
-    process.exit(code === 0 && report?.failed.length ? 1 : code)
+    process.exit(code === 0 && (report?.failed.length || report?.waiting.length) ? 1 : code)
   }
   process.once('SIGINT', () => void exit(130))
   process.once('SIGTERM', () => void exit(143))
@@ -95,11 +95,14 @@ async function start(
   started = loader.start()
   const report = await started
   if (watch) return void process.stderr.write(`${text(locale, 'cli.watching', { file: loader.file })}\n`)
-  // without --watch nothing can fix a failed entry: stop rather than run a partial host
-  if (report.failed.length && !exiting) {
-    process.stderr.write(`${text(locale, 'cli.startFailed', { count: report.failed.length })}\n`)
-    await exit(1)
+  // without --watch nothing can fix a failed entry, nor provide a missing service: stop rather
+  // than run a partial host (the loader started nothing when an entry failed)
+  if (exiting) return
+  if (report.failed.length) process.stderr.write(`${text(locale, 'cli.startFailed', { count: report.failed.length })}\n`)
+  for (const { entry, services } of report.waiting) {
+    process.stderr.write(`${text(locale, 'cli.servicesMissing', { entry, services: services.map((name) => `"${name}"`).join(', ') })}\n`)
   }
+  if (report.failed.length || report.waiting.length) await exit(1)
 }
 
 /** `inspect <sessions-dir> [port]`: serves the saved sessions until interrupted. */
