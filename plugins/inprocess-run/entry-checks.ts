@@ -6,7 +6,8 @@
 import type { Listener } from '../../lib/dispatch.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
-import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
+import { type RecordedHeaderField, recordedHeaderValue } from '../../lib/session-header.ts'
+import type { ApprovalPolicy, RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
 import type { Dispatch } from '../host/cordis-bridge.ts'
 import { listenersOf, type Tools } from '../host/index.ts'
@@ -114,6 +115,7 @@ export class StartPlan implements SubagentPlan {
   /** Claimed capability fields and their validators; made on the first claim. */
   declare claims?: Map<string, (() => void) | undefined>
   #depthCap: number
+  #recorded: { agent?: string; approval?: ApprovalPolicy } | undefined
   #ticket: RunTicket | undefined
   #moreTickets: RunTicket[] | undefined
 
@@ -138,6 +140,18 @@ export class StartPlan implements SubagentPlan {
     this.inheritedPreExecute = undefined
     this.claims = undefined
     this.#depthCap = request.maxDepth ?? Number.POSITIVE_INFINITY
+    this.#recorded = undefined
+  }
+
+  get recordedHeader(): { readonly agent?: string; readonly approval?: ApprovalPolicy } | undefined {
+    return this.#recorded
+  }
+
+  recordHeader(field: RecordedHeaderField, value: unknown): void {
+    const checked = recordedHeaderValue(field, value)
+    const recorded = (this.#recorded ??= {})
+    if (field === 'agent') recorded.agent = checked as string
+    else recorded.approval = checked as ApprovalPolicy
   }
 
   get depthCap(): number {

@@ -4,13 +4,14 @@
  * copied and frozen; the checks and everything after them use only this snapshot, so a getter
  * can never show a check one value and the creation another.
  */
+import { approvalPolicyProblems } from '../../lib/approval/policy.ts'
 import { copyContent } from '../../lib/content.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import { plainCopy } from '../../lib/plain-copy.ts'
-import type { Agent, AgentOptions, ContentBlock, SubagentStartRequest } from '../../lib/types.ts'
+import type { Agent, AgentOptions, ApprovalPolicy, ContentBlock, SubagentStartRequest } from '../../lib/types.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start (step 6). */
-export const capabilityFields = ['outputSchema', 'budget'] as const
+export const capabilityFields = ['outputSchema', 'budget', 'approval'] as const
 
 /** What the start reads of its parent, at entry, once each. */
 export interface ParentSnapshot {
@@ -100,10 +101,16 @@ function checkToolFilter(value: unknown): SubagentStartRequest['toolFilter'] {
   return copy as SubagentStartRequest['toolFilter']
 }
 
+/** Step 0 for `approval` (SPEC §11.1 shape): a `TypeError` listing every problem. */
+function assertApprovalPolicy(value: unknown): void {
+  const problems = approvalPolicyProblems(value, 'subagent request approval')
+  if (problems.length) throw new TypeError(problems.join('; '))
+}
+
 /**
  * Reads `request` once and checks the shape of what the driver itself serves (SPEC §2.1 step 0),
- * in the spec's order. A capability field (`outputSchema`, `budget`) is copied, not checked: the
- * plugin that serves it checks it at `subagent/prepare`. `maxDepth` and `signal` are read here and
+ * in the spec's order. A capability field is copied; `outputSchema` and `budget` are checked by
+ * the plugin that serves them, at `subagent/prepare`; `approval`'s public shape is checked here. `maxDepth` and `signal` are read here and
  * checked by steps 1–2. Throws `TypeError` `subagent request <field> must be …`, or
  * `subagent request <path> could not be read: <reason>` for a getter that throws.
  */
@@ -131,6 +138,9 @@ export function snapshotRequest(request: SubagentStartRequest): RequestSnapshot 
     if (typeof value !== 'string') throw new TypeError(`subagent request ${field} must be a string`)
     snapshot[field] = value
   }
+  // a policy's shape is public (SPEC §11.1): its copy is checked here, whether or not `Approvals` serves it
+  const approval = plainCopy(readField(request, 'approval', 'approval'), 'subagent request approval')
+  if (approval !== undefined) assertApprovalPolicy(approval)
   const agentOptions = readField(request, 'agentOptions', 'agentOptions')
   if (agentOptions !== undefined) {
     if (!isRecord(agentOptions)) throw new TypeError('subagent request agentOptions must be an object')
@@ -140,7 +150,8 @@ export function snapshotRequest(request: SubagentStartRequest): RequestSnapshot 
   if (toolFilter !== undefined) snapshot.toolFilter = checkToolFilter(toolFilter)
   const maxDepth = readField(request, 'maxDepth', 'maxDepth')
   if (maxDepth !== undefined) snapshot.maxDepth = maxDepth as number
-  for (const field of capabilityFields) {
+  if (approval !== undefined) snapshot.approval = approval as ApprovalPolicy
+  for (const field of ['outputSchema', 'budget'] as const) {
     const value = readField(request, field, field)
     if (value !== undefined) snapshot[field] = plainCopy(value, `subagent request ${field}`) as never
   }
