@@ -249,7 +249,7 @@ export class InProcessRun {
       const rootId = rootIdOf(parent, this.lookup)
       // what admission booked is given back on the run's own settle path, without a hook hop
       const ticket = plan.ticket()
-      return new Run(handle, rootId, this.feed, (run) => handOff(run, plan.request.prompt, plan.signal, dispatch, ticket))
+      return new Run(handle, rootId, plan.request.execution, this.feed, (run) => handOff(run, plan.request.prompt, plan.signal, dispatch, ticket))
     } catch (error) {
       if (admitted) this.abandon(plan, error)
       throw error

@@ -148,6 +148,11 @@ export function snapshotRequest(request: SubagentStartRequest): RequestSnapshot 
   }
   const toolFilter = readField(request, 'toolFilter', 'toolFilter')
   if (toolFilter !== undefined) snapshot.toolFilter = checkToolFilter(toolFilter)
+  const execution = readField(request, 'execution', 'execution')
+  if (execution !== undefined) {
+    if (typeof execution !== 'symbol') throw new TypeError('subagent request execution must be an execution token (a symbol)')
+    snapshot.execution = execution
+  }
   const maxDepth = readField(request, 'maxDepth', 'maxDepth')
   if (maxDepth !== undefined) snapshot.maxDepth = maxDepth as number
   if (approval !== undefined) snapshot.approval = approval as ApprovalPolicy
