@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { thrownMessage } from '../lib/errors.ts'
 import { isLocale, type Locale } from '../lib/i18n.ts'
+import { printable } from '../lib/terminal-text.ts'
 import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
@@ -23,7 +24,8 @@ import type { Verbosity } from '../demo/transcript.ts'
 
 /** Ends the process with exit 1 after `message` on stderr: a missing folder or a taken port is not a crash. */
 function fail(message: string): never {
-  process.stderr.write(`${message}\n`)
+  // a folder name or an error's text may hold control sequences: shown, never sent
+  process.stderr.write(`${printable(message)}\n`)
   process.exit(1)
 }
 
@@ -112,7 +114,7 @@ async function inspect(dir: string, port: number, locale: Locale): Promise<void>
   )
   const server = new InspectorServer(source, `subagent-inprocess inspector: ${dir}`)
   const url = await server.listen(port).catch((error: unknown) => fail(text(locale, 'cli.inspectFailed', { reason: thrownMessage(error) })))
-  for (const problem of source.problems()) process.stderr.write(`${problem}\n`)
+  for (const problem of source.problems()) process.stderr.write(`${printable(problem)}\n`)
   process.stdout.write(`${text(locale, 'cli.inspecting', { url })}\n`)
   const stop = () => void server.close().then(() => process.exit(0))
   process.once('SIGINT', stop)

@@ -3,6 +3,7 @@
  * nothing by default, so without this a failing plugin is silent.
  */
 import { type Context, Logger, type Message } from 'cordis'
+import { printable } from '../../lib/terminal-text.ts'
 
 export interface PrintLogsOptions {
   /** Most verbose level printed: 0 errors, 1 warnings (default), 2 info, 3 debug. */
@@ -20,7 +21,8 @@ export function printLogs(ctx: Context, write: (line: string) => void, options: 
     levels: { default: options.level ?? 1 },
     export(message: Message) {
       const name = Logger.color(exporter, Logger.code(message.name, exporter.colors), message.name)
-      write(`${tags[message.type] ?? message.type} [${name}] ${Logger.format(exporter, message)}\n`)
+      // a message may quote data (a config value, a file name): its control characters are shown, never sent
+      write(`${tags[message.type] ?? message.type} [${name}] ${printable(Logger.format(exporter, message))}\n`)
     },
   }
   return ctx.logger.exporter(exporter)
