@@ -4,12 +4,12 @@
  * spec's order, and none touches `parent.ctx`.
  */
 import type { Listener } from '../../lib/dispatch.ts'
-import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
+import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/delegation/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
-import { type RecordedHeaderField, recordedHeaderValue } from '../../lib/session-header.ts'
+import { type RecordedHeaderField, recordedHeaderValue } from '../../lib/session/session-header.ts'
 import type { ApprovalPolicy, RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
-import type { Dispatch } from '../host/cordis-bridge.ts'
+import type { Dispatch } from '../../cordis-glue/bridge.ts'
 import { listenersOf, type Tools } from '../host/index.ts'
 import { capabilityFields, type ParentSnapshot, type RequestSnapshot, snapshotRequest, unreadable } from './request-snapshot.ts'
 

@@ -7,7 +7,7 @@
 import { approvalPolicyProblems } from '../../lib/approval/policy.ts'
 import { copyContent } from '../../lib/content.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import { plainCopy } from '../../lib/plain-copy.ts'
+import { plainCopy } from '../../lib/json/plain-copy.ts'
 import type { Agent, AgentOptions, ApprovalPolicy, ContentBlock, SubagentStartRequest } from '../../lib/types.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start (step 6). */

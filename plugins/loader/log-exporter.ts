@@ -3,7 +3,7 @@
  * nothing by default, so without this a failing plugin is silent.
  */
 import { type Context, Logger, type Message } from 'cordis'
-import { printable } from '../../lib/terminal-text.ts'
+import { printable } from '../../lib/text/terminal-text.ts'
 
 export interface PrintLogsOptions {
   /** Most verbose level printed: 0 errors, 1 warnings (default), 2 info, 3 debug. */
