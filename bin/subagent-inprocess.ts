@@ -100,7 +100,10 @@ async function start(
   // without --watch nothing can fix a failed entry, nor provide a missing service: stop rather
   // than run a partial host (the loader started nothing when an entry failed)
   if (exiting) return
-  if (report.failed.length) process.stderr.write(`${text(locale, 'cli.startFailed', { count: report.failed.length })}\n`)
+  if (report.failed.length) {
+    const line = report.loaded.length ? 'cli.startFailed' : 'cli.nothingStarted'
+    process.stderr.write(`${text(locale, line, { count: report.failed.length })}\n`)
+  }
   for (const { entry, services } of report.waiting) {
     process.stderr.write(`${text(locale, 'cli.servicesMissing', { entry, services: services.map((name) => `"${name}"`).join(', ') })}\n`)
   }

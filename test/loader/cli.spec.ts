@@ -47,6 +47,40 @@ describe('subagent-inprocess start', function () {
     )
   })
 
+  it('names a missing optional package in one line, with no stack trace, when OpenAIModel cannot start', async () => {
+    const blocker = join(space.dir, 'block-openai.mjs')
+    space.write(
+      'block-openai.mjs',
+      `import { register } from 'node:module'
+const hooks = \`export async function resolve(specifier, context, next) {
+  if (!/^openai(\\\\/|$)/.test(specifier)) return next(specifier, context)
+  throw Object.assign(new Error("Cannot find package '" + specifier + "' imported from " + context.parentURL), { code: 'ERR_MODULE_NOT_FOUND' })
+}\`
+register('data:text/javascript,' + encodeURIComponent(hooks))
+`,
+    )
+    const host = join(projectRoot, 'plugins/host/index.ts')
+    const model = join(projectRoot, 'plugins/openai-model/index.ts')
+    space.write(
+      'cordis.yml',
+      `plugins:\n  host: { path: ${JSON.stringify(host)} }\n  openai: { path: ${JSON.stringify(model)}, config: { provider: openai, model: m } }\n`,
+    )
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', blocker, 'bin/subagent-inprocess.ts', 'start', space.configFile], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const [code] = await once(child, 'close')
+    const fix = 'OpenAIModel needs the optional package "openai", which is not installed: npm i openai@^6.30.1'
+    expect(code).to.equal(1)
+    expect(stderr).to.equal(
+      `error [open-ai-model] PeerDependencyError: ${fix}\n` +
+        `error [loader] plugin "openai": failed to apply: ${fix}\n` +
+        '1 failed at start; stopping (run with --watch to keep the rest running and fix it live)\n',
+    )
+  })
+
   it('exits with the code a plugin asks for when every entry started', async () => {
     space.write('quit.ts', probeSource('v1', { emitExit: 3 }))
     space.write('cordis.yml', 'plugins:\n  quit: { path: ./quit.ts }\n')
