@@ -44,6 +44,7 @@ export const ERROR_CODES = Object.freeze([
   'INVALID_ARGS',
   'UNKNOWN_TOOL',
   'TOOL_DENIED',
+  'DENIED',
   'TOOL_FAILED',
   'HOOK_FAILED',
   'NOT_RECORDED',
