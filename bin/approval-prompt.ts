@@ -54,9 +54,10 @@ function promptWords(locale: Locale): PromptWords {
 /**
  * Prints and answers the approval requests of every tree under `ctx` (see the module comment),
  * from the moment an `Approvals` plugin is loaded; unloading it drops the line of waiting
- * requests. Returns a function that stops the prompt (it also stops with `ctx`'s plugin).
+ * requests. Returns a function that stops the prompt, resolving once its listeners are gone (it
+ * also stops with `ctx`'s plugin).
  */
-export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOptions): () => void {
+export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOptions): () => Promise<void> {
   const words = promptWords(options.locale)
   const t = (key: string, params?: Record<string, string | number>) => text(options.locale, `approvalPrompt.${key}`, params)
   const print = options.interactive || !options.silent ? (line: string) => void options.output.write(`${line}\n`) : () => {}
@@ -141,8 +142,8 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
       'approval prompt',
     )
   })
-  return () => {
-    void fiber.dispose()
+  return async () => {
     reader?.close()
+    await fiber.dispose()
   }
 }

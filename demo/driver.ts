@@ -120,7 +120,7 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
       if (lastTurnEnd(agent)?.kind !== 'completed') isComplete = false
     }
     // the approval scene (demo/release-scene.ts), when its tool is loaded: a child's call asks a person
-    if (isComplete && isActive && ctx.tools.get(PUBLISH_TOOL)) {
+    if (isComplete && isActive && ctx.get('tools')?.get(PUBLISH_TOOL)) {
       agent.followup(text(locale, 'demo.release'))
       await agent.whenIdle()
       if (lastTurnEnd(agent)?.kind !== 'completed') isComplete = false

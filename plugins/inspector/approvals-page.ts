@@ -34,17 +34,20 @@ const pathText = (path) => path.map((id, i) => { const a = agents.get(id); const
 function showApprovals() { const box = document.getElementById('approvals'); box.hidden = approvalCards.size === 0 }
 function addApproval(r) { if (approvalCards.has(r.id)) return; const card = el('div', 'approval'); card.dataset.id = r.id
   const who = r.depth === 0 ? 'root' : r.label !== undefined ? 'child "' + r.label + '"' : 'a child'
-  card.append(el('div', 'who', who + ' asks to run ' + r.tool), el('div', 'path', 'depth ' + r.depth + ' · path ' + pathText(r.path)), el('pre', 'args', argsText(r.args)))
+  card.append(el('div', 'who', who + ' asks to run ' + r.tool), el('div', 'path', ''), el('pre', 'args', argsText(r.args))); card.request = r; showPath(card)
   const reason = el('input'); reason.placeholder = 'reason (optional, sent with Deny)'; reason.maxLength = 2000
   const button = (cls, label, body) => { const b = el('button', cls, label); b.type = 'button'; b.onclick = () => postDecision(card, { id: r.id, ...body(reason.value.trim()) }); return b }
   const actions = el('div', 'actions'); actions.append(button('approve', 'Approve', () => ({ approved: true })), button('deny', 'Deny', (why) => why ? { approved: false, reason: why } : { approved: false }), button('always', 'Always', () => ({ approved: true, remember: 'tree' })), reason)
   card.append(actions, el('div', 'error')); approvalCards.set(r.id, card); document.getElementById('approval-cards').append(card); showApprovals() }
+// an agent's label may reach the page after its request: paths are written again as agents arrive
+function showPath(card) { const r = card.request; card.querySelector('.path').textContent = 'depth ' + r.depth + ' · path ' + pathText(r.path) }
 function dropApproval(id) { const card = approvalCards.get(id); if (card) card.remove(); approvalCards.delete(id); showApprovals() }
 async function postDecision(card, body) { for (const b of card.querySelectorAll('button')) b.disabled = true; card.querySelector('.error').textContent = ''
   try { const res = await fetch('${DECISION_PATH}', { method: 'POST', headers: { 'content-type': 'application/json', '${SECRET_HEADER}': approvalSecret }, body: JSON.stringify(body) })
     if (!res.ok) throw new Error(await res.text()) } catch (error) { card.querySelector('.error').textContent = String(error.message || error); for (const b of card.querySelectorAll('button')) b.disabled = false } }
 function watchApprovals(source) {
-  source.addEventListener('snapshot', (m) => { const s = JSON.parse(m.data); const live = new Set((s.approvals || []).map((r) => r.id)); for (const id of [...approvalCards.keys()]) if (!live.has(id)) dropApproval(id); for (const r of s.approvals || []) addApproval(r) })
+  source.addEventListener('snapshot', (m) => { const s = JSON.parse(m.data); const live = new Set((s.approvals || []).map((r) => r.id)); for (const id of [...approvalCards.keys()]) if (!live.has(id)) dropApproval(id); for (const r of s.approvals || []) addApproval(r); for (const card of approvalCards.values()) showPath(card) })
   source.addEventListener('approval', (m) => addApproval(JSON.parse(m.data)))
+  source.addEventListener('agent', () => { for (const card of approvalCards.values()) showPath(card) })
   source.addEventListener('approval-decided', (m) => dropApproval(JSON.parse(m.data).id)) }
 `

@@ -22,7 +22,7 @@ describe('the demo on a terminal (a pseudo-terminal from script(1))', function (
   })
 
   it('shows the child\'s request at the prompt, waits for the keyboard, and runs the call on "y"', async () => {
-    const env = { ...process.env, TERM: 'dumb' }
+    const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'dumb' }
     delete env.DEEPSEEK_API_KEY
     delete env.OPENAI_API_KEY
     const command = `${JSON.stringify(process.execPath)} --import tsx bin/subagent-inprocess.ts start cordis.yml`

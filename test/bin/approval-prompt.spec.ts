@@ -25,7 +25,7 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
   let host: ApprovalHost
   let input: PassThrough
   let screen: Screen
-  let stop: () => void
+  let stop: (() => Promise<void>) | undefined
   const runs: SubagentRun[] = []
 
   const attach = (interactive = true, extra: { defaultTimeoutMs?: number } = {}) => {
@@ -45,7 +45,8 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
   })
 
   afterEach(async () => {
-    stop?.()
+    await stop?.()
+    stop = undefined
     for (const run of runs.splice(0)) await run.dispose()
     await host.root.agents.disposeAll()
   })
@@ -70,7 +71,7 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
     const result = await run.result
     expect(host.deployed).to.deep.equal([{ target: 'production' }])
     expect(textOf(result.output)).to.equal('deployed to production')
-    expect(screen.text).to.include('\napproved: child "release" runs deploy (user)\n')
+    expect(screen.text).to.include(`${PROMPT}approved: child "release" runs deploy (user)\n`)
   })
 
   it('denies on n with the reason typed after it, and the model reads that reason', async () => {
@@ -81,7 +82,7 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
     const result = await run.result
     expect(host.deployed).to.deep.equal([])
     expect(textOf(result.output)).to.equal('Error: tool call "deploy" was denied: not on a Friday')
-    expect(screen.text).to.include('\ndenied: child "release" may not run deploy: not on a Friday (user)\n')
+    expect(screen.text).to.include(`${PROMPT}denied: child "release" may not run deploy: not on a Friday (user)\n`)
   })
 
   it('approves on a and remembers it for the tree: the next call of the tool runs without asking', async () => {
@@ -152,9 +153,10 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
     attach()
     const run = await start('release', [{ target: 'prod\u009b2J', note: `\x1b]0;owned\x07${'x'.repeat(300)}` }])
     await screen.waitFor(PROMPT)
-    // JSON writes ESC and BEL as \u escapes (text); the C1 CSI it leaves raw is replaced
+    // cut at 200 characters of the value (ESC and BEL count one each); JSON then writes them as
+    // \u escapes (text), and the C1 CSI it leaves raw is replaced
     expect(screen.text).to.include('"target": "prod\ufffd2J"')
-    expect(screen.text).to.include(`"note": "\\u001b]0;owned\\u0007${'x'.repeat(192)}… [108 more characters]"`)
+    expect(screen.text).to.include(`"note": "\\u001b]0;owned\\u0007${'x'.repeat(190)}… [110 more characters]"`)
     // nothing but tab and line feed below U+0020, nothing in C1
     // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not reach a terminal
     expect(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(screen.text)).to.equal(false)
@@ -184,8 +186,10 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
   it('stops listening when stopped: no listener of its own is left', async () => {
     const before = host.snapshot().listeners
     attach()
+    // the prompt listens from the moment Approvals is there: its inject scope applies on a later tick
+    await new Promise((resolve) => setImmediate(resolve))
     expect(host.snapshot().listeners).to.be.greaterThan(before)
-    stop()
+    await stop!()
     expect(host.snapshot().listeners).to.equal(before)
     const run = await start('release', [{ target: 'production' }])
     await new Promise((resolve) => setTimeout(resolve, 10))

@@ -58,7 +58,9 @@ describe('inspector approvals panel in a real browser (Chromium)', function () {
       `depth 1 · path root ${host.parent.id.slice(0, 8)} › release ${run.agent.id.slice(0, 8)}`,
     )
     expect(JSON.parse((await card.locator('pre').textContent()) ?? '')).to.deep.equal({ target: 'production', note: 'tinyqueue 2.0.0, dist-tag latest' })
-    await page.locator('#rows tr', { hasText: 'release' }).waitFor()
+    // the asking child's transcript beside it: its task and the call waiting
+    await page.locator('#rows tr', { hasText: 'release' }).click()
+    await page.locator('#transcript .text', { hasText: 'deploy' }).waitFor()
     const shot = await page.screenshot({ ...(screenshotPath ? { path: screenshotPath } : {}) })
     expect(shot.length).to.be.greaterThan(10_000)
     await card.getByRole('button', { name: 'Approve' }).click()
@@ -115,7 +117,6 @@ describe('inspector approvals panel in a real browser (Chromium)', function () {
     })
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve))
     try {
-      host.root.inspector.on('client-closed', () => {})
       const evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}/`
       const responses: number[] = []
       page.on('response', (response) => {
@@ -125,10 +126,12 @@ describe('inspector approvals panel in a real browser (Chromium)', function () {
         if (req.url() === decideUrl) seen.push(req.method())
       })
       await page.goto(evilUrl)
+      // the form's submission navigates to the route: its 403 is the page then shown
       await page.waitForURL(decideUrl)
       while (responses.length < 2) await new Promise((resolve) => setTimeout(resolve, 10))
       expect(responses).to.deep.equal([403, 403])
     } finally {
+      evil.closeAllConnections()
       await new Promise((resolve) => evil.close(resolve))
     }
     expect(seen).to.deep.equal(['POST', 'POST'])

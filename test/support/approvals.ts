@@ -45,6 +45,8 @@ export async function createApprovalHost(config: Record<string, unknown> = {}): 
   host.root.tools.register({
     name: ASKED_TOOL,
     description: 'Deploy a build to an environment.',
+    // calls of one step run side by side (SPEC §8.1), so their requests are asked at once
+    concurrent: true,
     parameters: { type: 'object', properties: { target: { type: 'string' }, note: { type: 'string' } }, required: ['target'] },
     execute: (args) => {
       deployed.push(args)
@@ -71,7 +73,7 @@ export async function createApprovalHost(config: Record<string, unknown> = {}): 
         if (steps === 'each' && done < calls.length) return { toolCalls: [{ name: ASKED_TOOL, arguments: calls[done] }] }
         return { text: resultsText(request) }
       })
-      return host.root.inprocessRun.spawn({ parent, prompt: `release ${label}`, label, signal: new AbortController().signal })
+      return host.root.inprocessRun.spawn({ parent, prompt: `Ship the ${label} build to production.`, label, signal: new AbortController().signal })
     },
   }
 }
