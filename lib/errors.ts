@@ -44,7 +44,6 @@ export const ERROR_CODES = Object.freeze([
   'INVALID_ARGS',
   'UNKNOWN_TOOL',
   'TOOL_DENIED',
-  'DENIED',
   'TOOL_FAILED',
   'HOOK_FAILED',
   'NOT_RECORDED',

@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { AgentView } from '../../lib/agent-view.ts'
+import type { AgentView } from '../../lib/session/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import type { ApprovalDesk } from './approval-desk.ts'
 import { DECISION_PATH, handleDecision, newSecret } from './decision-route.ts'
