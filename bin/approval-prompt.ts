@@ -8,9 +8,9 @@
  */
 import { createInterface, type Interface } from 'node:readline'
 import type { Context } from 'cordis'
-import { type PromptAnswer, type PromptWords, parseAnswer, requestLines } from '../lib/approval-prompt-text.ts'
+import { type PromptAnswer, type PromptWords, parseAnswer, requestLines } from '../lib/text/approval-prompt.ts'
 import { thrownMessage } from '../lib/errors.ts'
-import { printable } from '../lib/terminal-text.ts'
+import { printable } from '../lib/text/terminal-text.ts'
 import type { ApprovalDecision, ApprovalRequest } from '../plugins/approvals/index.ts'
 import type {} from '../plugins/host/index.ts'
 import { type Locale, text } from '../locales/index.ts'

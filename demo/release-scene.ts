@@ -7,7 +7,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { parseAnswer } from '../lib/approval-prompt-text.ts'
+import { parseAnswer } from '../lib/text/approval-prompt.ts'
 import type {} from '../plugins/approvals/index.ts'
 import type {} from '../plugins/host/index.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'

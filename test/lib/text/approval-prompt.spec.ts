@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { argumentsLines, parseAnswer, type PromptWords, pathText, requestLines } from '../../lib/approval-prompt-text.ts'
+import { argumentsLines, parseAnswer, type PromptWords, pathText, requestLines } from '../../../lib/text/approval-prompt.ts'
 
 const words: PromptWords = {
   header: ({ who, depth, path }) => `approval needed: ${who} · depth ${depth} · path ${path}`,
@@ -11,7 +11,7 @@ const words: PromptWords = {
   moreLines: (count) => `… (${count} more lines)`,
 }
 
-describe('approval prompt text (lib/approval-prompt-text.ts)', () => {
+describe('approval prompt text (lib/text/approval-prompt.ts)', () => {
   describe('parseAnswer', () => {
     it('reads y and yes as approve, in any case, with spaces around', () => {
       expect([parseAnswer('y'), parseAnswer(' YES ')]).to.deep.equal([{ approved: true }, { approved: true }])
