@@ -109,7 +109,7 @@ describe('inspector approvals panel in a real browser (Chromium)', function () {
     expect(status).to.equal(403)
     // another origin: a page on another port of 127.0.0.1 posts as a form and with fetch
     const seen: string[] = []
-    const evil: Server = createServer((req, res) => {
+    const evil: Server = createServer((_request, res) => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><form id="f" method="POST" action="${decideUrl}" enctype="text/plain">
 <input name='{"id":"${request!.id}","approved":true,"x":"' value='"}'></form>
 <script>fetch(${JSON.stringify(decideUrl)}, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: ${JSON.stringify(body)} })
