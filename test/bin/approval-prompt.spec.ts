@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream'
 import { expect } from 'chai'
 import { attachApprovalPrompt } from '../../bin/approval-prompt.ts'
 import { textOf } from '../../lib/content.ts'
+import Approvals from '../../plugins/approvals/index.ts'
 import type { SubagentRun } from '../../lib/types.ts'
 import { type ApprovalHost, createApprovalHost } from '../support/approvals.ts'
 import '../support/unhandled.ts'
@@ -181,6 +182,16 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
     attach(false, { defaultTimeoutMs: 60_000 })
     const run = await start('release', [{ target: 'production' }])
     expect(textOf((await run.result).output)).to.equal('Error: tool call "deploy" was denied: no decision within 20 ms')
+  })
+
+  it('asks again after Approvals is unloaded and loaded again', async () => {
+    attach()
+    await host.approvalsFiber.dispose()
+    await host.root.plugin(Approvals, { rules: [{ tool: 'deploy', decision: 'ask' }] })
+    const run = await start('release', [{ target: 'production' }])
+    await screen.waitFor(PROMPT)
+    input.write('y\n')
+    expect(textOf((await run.result).output)).to.equal('deployed to production')
   })
 
   it('stops listening when stopped: no listener of its own is left', async () => {

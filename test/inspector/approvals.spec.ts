@@ -3,6 +3,7 @@ import { expect } from 'chai'
 import type { Fiber } from 'cordis'
 import { textOf } from '../../lib/content.ts'
 import type { SubagentRun } from '../../lib/types.ts'
+import Approvals from '../../plugins/approvals/index.ts'
 import Inspector, {
   DECISION_PATH,
   foreignOriginMessage,
@@ -160,11 +161,19 @@ describe('inspector approvals (plugins/inspector: panel data and POST /approvals
     expect((await send(url, 'GET', DECISION_PATH)).status).to.equal(405)
   })
 
-  it('lists no pending request while Approvals is unloaded', async () => {
+  it('lists no pending request while Approvals is unloaded, and streams requests again once it is loaded again', async () => {
     await waitingChild()
     await host.approvalsFiber.dispose()
     const client = await openStream(url)
     expect(((await client.next('snapshot')).data as { approvals: unknown[] }).approvals).to.deep.equal([])
+    await host.root.plugin(Approvals, { rules: [{ tool: 'deploy', decision: 'ask' }] })
+    const run = await host.child('again', [{ target: 'eu' }])
+    runs.push(run)
+    const asked = (await client.next('approval')).data as { id: string; label: string }
+    expect(asked.label).to.equal('again')
+    const reply = await decide({ id: asked.id, approved: true }, { [SECRET_HEADER]: await pageSecret(url) })
+    expect(reply.status).to.equal(204)
+    expect(textOf((await run.result).output)).to.equal('deployed to eu')
     client.disconnect()
   })
 
