@@ -88,7 +88,7 @@ async function setupHost(
   }
   if (observer && variant === 'approvals') {
     const { default: Approvals } = await import('../plugins/approvals/index.ts')
-    await root.plugin(Approvals, {})
+    await root.plugin(Approvals, { default: 'allow', readOnly: 'allow', rules: [], children: 'route' })
   }
   if (observer && variant === 'tracing') {
     const { default: Tracing } = await import('../plugins/tracing/index.ts')

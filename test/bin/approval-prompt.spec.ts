@@ -4,7 +4,7 @@ import { attachApprovalPrompt } from '../../bin/approval-prompt.ts'
 import { textOf } from '../../lib/content.ts'
 import Approvals from '../../plugins/approvals/index.ts'
 import type { SubagentRun } from '../../lib/types.ts'
-import { type ApprovalHost, createApprovalHost } from '../support/approvals.ts'
+import { type ApprovalHost, askingConfig, createApprovalHost } from '../support/approvals.ts'
 import '../support/unhandled.ts'
 
 /** What the prompt wrote, with a way to wait for a text to appear (a given number of times). */
@@ -178,7 +178,7 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
   })
 
   it("a config's own timeout wins over the prompt's default", async () => {
-    await host.approvalsFiber.update({ rules: [{ tool: 'deploy', decision: 'ask' }], timeout: 20 })
+    await host.approvalsFiber.update(askingConfig({ timeout: 20 }))
     attach(false, { defaultTimeoutMs: 60_000 })
     const run = await start('release', [{ target: 'production' }])
     expect(textOf((await run.result).output)).to.equal('Error: tool call "deploy" was denied: no decision within 20 ms')
@@ -187,7 +187,7 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
   it('asks again after Approvals is unloaded and loaded again', async () => {
     attach()
     await host.approvalsFiber.dispose()
-    await host.root.plugin(Approvals, { rules: [{ tool: 'deploy', decision: 'ask' }] })
+    await host.root.plugin(Approvals, askingConfig())
     const run = await start('release', [{ target: 'production' }])
     await screen.waitFor(PROMPT)
     input.write('y\n')

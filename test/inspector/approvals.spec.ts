@@ -11,7 +11,7 @@ import Inspector, {
   SECRET_HEADER,
   wrongSecretMessage,
 } from '../../plugins/inspector/index.ts'
-import { type ApprovalHost, createApprovalHost } from '../support/approvals.ts'
+import { type ApprovalHost, askingConfig, createApprovalHost } from '../support/approvals.ts'
 import { openStream } from './client.ts'
 import '../support/unhandled.ts'
 
@@ -166,7 +166,7 @@ describe('inspector approvals (plugins/inspector: panel data and POST /approvals
     await host.approvalsFiber.dispose()
     const client = await openStream(url)
     expect(((await client.next('snapshot')).data as { approvals: unknown[] }).approvals).to.deep.equal([])
-    await host.root.plugin(Approvals, { rules: [{ tool: 'deploy', decision: 'ask' }] })
+    await host.root.plugin(Approvals, askingConfig())
     const run = await host.child('again', [{ target: 'eu' }])
     runs.push(run)
     const asked = (await client.next('approval')).data as { id: string; label: string }

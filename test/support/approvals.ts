@@ -11,6 +11,11 @@ import { createHost, type TestHost } from './harness.ts'
 
 export const ASKED_TOOL = 'deploy'
 
+/** An `Approvals` config: `deploy` asks, everything else runs (`extra` overrides). */
+export function askingConfig(extra: Partial<Approvals.Config> = {}): Approvals.Config {
+  return { default: 'allow', readOnly: 'allow', rules: [{ tool: ASKED_TOOL, decision: 'ask' }], children: 'route', ...extra }
+}
+
 export interface ApprovalHost extends TestHost {
   parent: Agent
   approvalsFiber: Fiber
@@ -36,10 +41,10 @@ function resultsText(request: ModelRequest): string {
  * else runs), the `deploy` tool and a root agent. The scripted model answers each child by its
  * label, so children running side by side get their own script.
  */
-export async function createApprovalHost(config: Record<string, unknown> = {}): Promise<ApprovalHost> {
+export async function createApprovalHost(config: Partial<Approvals.Config> = {}): Promise<ApprovalHost> {
   const host = await createHost()
   await host.root.plugin(InProcessRun)
-  const approvalsFiber = host.root.plugin(Approvals, { rules: [{ tool: ASKED_TOOL, decision: 'ask' }], ...config })
+  const approvalsFiber = host.root.plugin(Approvals, askingConfig(config))
   await approvalsFiber
   const deployed: unknown[] = []
   host.root.tools.register({
