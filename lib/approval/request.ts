@@ -2,7 +2,7 @@
  * Approval requests and decisions (SPEC §11.2): their shapes, the check of a decision given to
  * `approvals.decide`, and where in its tree an asking agent sits. Pure: no cordis, no clock.
  */
-import { closestName } from '../closest-name.ts'
+import { closestName } from '../text/closest-name.ts'
 import type { Agent, SessionEvent } from '../types.ts'
 
 /** One call waiting for a person's decision, as answerers see it. Frozen. */

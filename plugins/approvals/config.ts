@@ -4,7 +4,7 @@
  */
 import Schema from 'schemastery'
 import { type ApprovalDecisionWord, type ApprovalRule, approvalPolicyProblems } from '../../lib/approval/policy.ts'
-import { closestName } from '../../lib/closest-name.ts'
+import { closestName } from '../../lib/text/closest-name.ts'
 import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
 
 export interface ApprovalsConfig {

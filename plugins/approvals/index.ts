@@ -15,11 +15,11 @@ import {
   type RequestedRecord,
 } from '../../lib/approval/request.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { redactSecrets } from '../../lib/redact.ts'
+import { redactSecrets } from '../../lib/text/redact.ts'
 import type { Agent, ApprovalSubject, ApprovalVerdict, PromptAssembly, ToolExecution } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
 import { text } from '../../locales/index.ts'
-import { Dispatch, rawService } from '../host/cordis-bridge.ts'
+import { Dispatch, rawService } from '../../cordis-glue/bridge.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
 import { type ApprovalsConfig, assertConfig, ApprovalsConfig as ConfigSchema } from './config.ts'
 import { chainDecision, childPolicy } from './policy-chain.ts'

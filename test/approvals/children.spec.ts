@@ -170,7 +170,7 @@ describe('Approvals narrowing, never widening (SPEC §11.1)', () => {
   it('rejects a child whose agentOptions approval is malformed, creating nothing', async () => {
     const s = await approvalScene()
     const { agent: root } = await s.create()
-    const error = await s.root.inprocessRun.spawn(request(root, { agentOptions: { approval: { default: 'sometimes' } } })).then(
+    const error = await s.root.inprocessRun.spawn(request(root, { agentOptions: { approval: { default: 'sometimes' } as never } })).then(
       () => expect.fail('start fulfilled'),
       (reason: Error) => reason,
     )
