@@ -5,6 +5,7 @@
  * every decision is refused.
  */
 import { EventEmitter } from 'node:events'
+import { SubagentError } from '../../lib/errors.ts'
 import type { ApprovalDecision, ApprovalRequest } from '../approvals/index.ts'
 
 /** A decision as the page posts it (§11.2's `decide` argument). */
@@ -49,9 +50,9 @@ export class ApprovalDesk extends EventEmitter<{ asked: [request: ApprovalReques
     return this.#service?.pending() ?? []
   }
 
-  /** Decides request `id`. Throws `approval request "<id>" is not pending` (the service's error, or ours when detached). */
+  /** Decides request `id`. Throws `approval request "<id>" is not pending` (the service's error, or ours when detached: code `NOT_PENDING`). */
   async decide(id: string, decision: DeskDecision): Promise<void> {
-    if (!this.#service) throw new Error(notPendingMessage(id))
+    if (!this.#service) throw new SubagentError('NOT_PENDING', notPendingMessage(id))
     await this.#service.decide(id, decision)
   }
 

@@ -4,7 +4,7 @@
  * style, markup and script are pieces `page.ts` puts into the page; like the rest of the page,
  * every string a model or a tool wrote reaches the DOM through `textContent`.
  */
-import { DECISION_PATH, SECRET_HEADER } from './decision-route.ts'
+import { DECISION_METHOD, DECISION_PATH, SECRET_HEADER } from './decision-route.ts'
 
 /** Characters of a string argument shown before it is cut with a marker. */
 export const PAGE_VALUE_CHARS = 300
@@ -43,8 +43,10 @@ function addApproval(r) { if (approvalCards.has(r.id)) return; const card = el('
 function showPath(card) { const r = card.request; card.querySelector('.path').textContent = 'depth ' + r.depth + ' · path ' + pathText(r.path) }
 function dropApproval(id) { const card = approvalCards.get(id); if (card) card.remove(); approvalCards.delete(id); showApprovals() }
 async function postDecision(card, body) { for (const b of card.querySelectorAll('button')) b.disabled = true; card.querySelector('.error').textContent = ''
-  try { const res = await fetch('${DECISION_PATH}', { method: 'POST', headers: { 'content-type': 'application/json', '${SECRET_HEADER}': approvalSecret }, body: JSON.stringify(body) })
-    if (!res.ok) throw new Error(await res.text()) } catch (error) { card.querySelector('.error').textContent = String(error.message || error); for (const b of card.querySelectorAll('button')) b.disabled = false } }
+  const failed = (message) => { card.querySelector('.error').textContent = message; for (const b of card.querySelectorAll('button')) b.disabled = false }
+  // the card goes when its approval-decided message comes; a refusal (409: decided elsewhere) is shown on it
+  try { const res = await fetch('${DECISION_PATH}', { method: '${DECISION_METHOD}', headers: { 'content-type': 'application/json', '${SECRET_HEADER}': approvalSecret }, body: JSON.stringify(body) })
+    if (!res.ok) failed(await res.text()) } catch (error) { failed(String(error.message || error)) } }
 function watchApprovals(source) {
   source.addEventListener('snapshot', (m) => { const s = JSON.parse(m.data); const live = new Set((s.approvals || []).map((r) => r.id)); for (const id of [...approvalCards.keys()]) if (!live.has(id)) dropApproval(id); for (const r of s.approvals || []) addApproval(r); for (const card of approvalCards.values()) showPath(card) })
   source.addEventListener('approval', (m) => addApproval(JSON.parse(m.data)))

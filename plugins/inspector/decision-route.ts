@@ -11,6 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ApprovalDesk, DeskDecision } from './approval-desk.ts'
 
 export const DECISION_PATH = '/approvals/decide'
+/** The one method the decision route takes. */
+export const DECISION_METHOD = 'POST'
 export const SECRET_HEADER = 'x-inspector-secret'
 
 /** Bytes of a decision body read at most; a longer body is refused (413). */

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net'
 import type { AgentView } from '../../lib/session/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import type { ApprovalDesk } from './approval-desk.ts'
-import { DECISION_PATH, handleDecision, newSecret } from './decision-route.ts'
+import { DECISION_METHOD, DECISION_PATH, handleDecision, newSecret } from './decision-route.ts'
 import { inspectorPage } from './page.ts'
 
 /**
@@ -208,8 +208,8 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     }
     const url = new URL(target, this.url)
     if (url.pathname === DECISION_PATH && this.#desk) {
-      if (request.method === 'POST') handleDecision(request, response, this.#desk, this.#secret, this.#origins())
-      else response.writeHead(405, { allow: 'POST' }).end()
+      if (request.method === DECISION_METHOD) handleDecision(request, response, this.#desk, this.#secret, this.#origins())
+      else response.writeHead(405, { allow: DECISION_METHOD }).end()
     } else if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end()
     } else if (url.pathname === '/') {
