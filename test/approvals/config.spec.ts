@@ -4,6 +4,7 @@ import { expect } from 'chai'
 import type { Plugin } from 'cordis'
 import Approvals from '../../plugins/approvals/index.ts'
 import { rejectionOf } from '../support/scene.ts'
+import { codeBlocks, readDoc } from '../docs/markdown.ts'
 import { logged, workspace } from '../loader/fixture.ts'
 import { approvalScene, eventsOf, scriptCalls } from './fixture.ts'
 
@@ -170,6 +171,35 @@ describe('Approvals hot reload (SPEC §0)', () => {
       expect(report.failed[0]!.message).to.contain('unknown key "defualt" (did you mean "default"?)')
       expect(logged(root).join('\n')).to.contain('did you mean "default"')
       expect(root.approvals.pending()).to.deep.equal([])
+    } finally {
+      await space.cleanup()
+    }
+  })
+
+  it('loads the policy example of its README as written and judges by it', async () => {
+    const [example] = codeBlocks(readDoc('plugins/approvals/README.md'), 'yaml')
+    const space = workspace()
+    try {
+      const text = example!.body
+        .replace('plugins:\n', `plugins:\n  host: { path: ${JSON.stringify(hostPath)} }\n`)
+        .replace('./plugins/approvals/index.ts', pluginPath)
+      writeFileSync(join(space.dir, 'cordis.yml'), text)
+      const { root, loader } = space.loader()
+      const report = await loader.start()
+      expect(report.loaded).to.deep.equal(['host', 'approvals'])
+      const tool = (name: string) => root.tools.register({ name, description: name, parameters: { type: 'object' }, execute: () => `${name} ran` })
+      for (const name of ['read_file', 'rm', 'edit']) tool(name)
+      const { agent } = await root.agents.create({ agentOptions: { provider: 'none' } })
+      expect((await root.tools.execute({ name: 'read_file', arguments: {}, agent })).isError).to.equal(false)
+      expect((await root.tools.execute({ name: 'rm', arguments: {}, agent })).code).to.equal('DENIED')
+      expect((await root.tools.execute({ name: 'edit', arguments: {}, agent })).isError).to.equal(false)
+      tool('shell')
+      const shell = root.tools.execute({ name: 'shell', arguments: {}, agent })
+      await new Promise((resolve) => setImmediate(resolve))
+      const [request] = root.approvals.pending()
+      expect(request).to.deep.include({ tool: 'shell', agentId: agent.id })
+      root.approvals.decide(request!.id, { approved: true })
+      expect((await shell).isError).to.equal(false)
     } finally {
       await space.cleanup()
     }
