@@ -22,7 +22,7 @@ import { text } from '../../locales/index.ts'
 import { Dispatch, rawService } from '../../cordis-glue/bridge.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
 import { type ApprovalsConfig, assertConfig, ApprovalsConfig as ConfigSchema } from './config.ts'
-import { chainDecision, childPolicy } from './policy-chain.ts'
+import { baselineApproval, chainDecision, childPolicy } from './policy-chain.ts'
 
 export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, DecidedBy }
 export { DECIDED_EVENT, REQUESTED_EVENT }
@@ -103,7 +103,8 @@ export class Approvals {
     updateInPlace<ApprovalsConfig>(ctx, (next) => this.#update(next), assertConfig)
     listenDirect(ctx, 'tools/approve', (exec, subject, next) => this.#judge(exec, subject, next))
     listenDirect(ctx, 'subagent/prepare', (plan) => {
-      if (plan.request.approval !== undefined) plan.claim('approval')
+      // served here, from the request or a definition's baseline alike
+      if (plan.request.approval !== undefined || baselineApproval(plan) !== undefined) plan.claim('approval')
       const policy = childPolicy(plan)
       if (policy !== undefined) plan.recordHeader('approval', policy)
     })
