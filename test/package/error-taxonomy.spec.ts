@@ -68,6 +68,8 @@ const foreignCodes = new Set([
   'DEEPSEEK_API_KEY',
   // the signal that ends an MCP server process that outlived its grace period
   'SIGKILL',
+  // an HTTP method (the inspector's decision route)
+  'POST',
 ])
 
 function productFiles(dir: string): string[] {
