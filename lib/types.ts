@@ -297,6 +297,43 @@ export interface SubagentStartRequest<S extends OutputSchema = OutputSchema> {
   budget?: BudgetReservation
   /** The parent's tool call that starts this child (set by the `subagent` tool); recorded in the child's header. */
   callId?: string
+  /**
+   * The name of an agent definition (SPEC §12) to start the child from: a `subagent/define`
+   * listener (`AgentDefinitions`) turns it into the plan's baseline. Without one loaded the start
+   * rejects with `subagent runtime does not support the "agent" capability`.
+   */
+  agent?: string
+}
+
+/** A definition a start may name (`request.agent`), as the `subagent` tool offers it to the model. */
+export interface SubagentCatalogEntry {
+  name: string
+  /** What the parent model reads to choose it. */
+  description: string
+  /** The `subagent` tool's default for `background` when it is used. */
+  background?: boolean
+}
+
+/**
+ * What a `subagent/define` listener sets as the child's starting point (`plan.setBaseline`), before
+ * the request's own fields apply. Each field is merged by the plugin that serves it: the driver
+ * takes `persona` and `agentOptions` unless the request gives its own, composes `toolFilter` with
+ * the request's (a tool must pass both; prefixes ending in `*` are expanded against the global
+ * tools at start) and caps depth with `maxDepth` (the smaller wins); `StructuredOutput` takes
+ * `outputSchema` unless the request gives one; `TreeBudget` takes the smaller of each `budget`
+ * limit; `Approvals` the strictest `approval`. A field no loaded plugin serves rejects the start as
+ * an unsupported capability.
+ */
+export interface SubagentBaseline {
+  persona?: string
+  agentOptions?: AgentOptions
+  outputSchema?: JsonSchema
+  toolFilter?: { allow?: readonly string[]; deny?: readonly string[] }
+  maxDepth?: number
+  budget?: BudgetReservation
+  approval?: Readonly<Record<string, unknown>>
+  /** The `subagent` tool's default for `background`. */
+  background?: boolean
 }
 
 /** What a start reserves for the child's subtree; an absent field reserves nothing of that limit. */
@@ -403,6 +440,14 @@ export interface SubagentPlan {
    * Tickets are called in the order they were held.
    */
   hold(ticket: RunTicket): void
+  /** The baseline a `subagent/define` listener set (frozen), or `undefined`. */
+  readonly baseline: Readonly<SubagentBaseline> | undefined
+  /**
+   * In `subagent/define` only: sets the child's baseline (SPEC §12), merged field by field with
+   * what earlier calls set; a `maxDepth` lowers the depth cap at once. Throws `TypeError` for a
+   * `maxDepth` that is not a non-negative safe integer, or when called outside `subagent/define`.
+   */
+  setBaseline(fields: SubagentBaseline): void
 }
 
 /**

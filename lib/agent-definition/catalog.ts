@@ -3,7 +3,7 @@
  * own, names unique across all of them. Pure: the caller reads the files.
  */
 import { type AgentDefinition, type ApprovalCheck, readDefinition } from './definition.ts'
-import { decodeDefinition, parseFrontMatter } from './front-matter.ts'
+import { decodeDefinition, MAX_DEFINITION_BYTES, parseFrontMatter, tooLarge } from './front-matter.ts'
 
 /** A problem of one source (a file path, or `definitions[<i>]`), at `line` when known. */
 export interface SourceProblem {
@@ -17,6 +17,8 @@ export interface DefinitionFile {
   readonly source: string
   readonly bytes?: Uint8Array
   readonly readError?: string
+  /** The file's size, when it was too large to read (`bytes` is then absent). */
+  readonly size?: number
 }
 
 export interface Catalog {
@@ -34,6 +36,7 @@ export function formatProblem(problem: SourceProblem): string {
 /** Reads one file's definition, or its problems. Never throws. */
 export function readDefinitionFile(file: DefinitionFile, checkApproval?: ApprovalCheck): AgentDefinition | SourceProblem[] {
   const { source } = file
+  if (file.size !== undefined && file.size > MAX_DEFINITION_BYTES) return [{ source, ...tooLarge(file.size) }]
   if (file.bytes === undefined) return [{ source, message: `file could not be read: ${file.readError ?? 'unknown error'}` }]
   const text = decodeDefinition(file.bytes)
   if (typeof text !== 'string') return [{ source, ...text }]

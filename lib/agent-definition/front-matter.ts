@@ -28,6 +28,11 @@ export interface FrontMatter {
   lineOf(key: string): number | undefined
 }
 
+/** The problem of a file of `size` bytes, over `MAX_DEFINITION_BYTES`. */
+export function tooLarge(size: number): DefinitionProblem {
+  return { message: `file is ${size} bytes, more than the ${MAX_DEFINITION_BYTES} a definition may have` }
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
@@ -35,9 +40,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  * byte, or is not valid UTF-8 (binary junk), never throws.
  */
 export function decodeDefinition(bytes: Uint8Array): string | DefinitionProblem {
-  if (bytes.byteLength > MAX_DEFINITION_BYTES) {
-    return { message: `file is ${bytes.byteLength} bytes, more than the ${MAX_DEFINITION_BYTES} a definition may have` }
-  }
+  if (bytes.byteLength > MAX_DEFINITION_BYTES) return tooLarge(bytes.byteLength)
   if (bytes.includes(0)) return { message: 'file is not text (it holds a NUL byte)' }
   try {
     return utf8.decode(bytes)

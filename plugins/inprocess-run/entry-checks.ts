@@ -8,8 +8,9 @@ import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } fr
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
 import { assertReservation } from '../../lib/tree-budget.ts'
-import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
+import type { RunTicket, SessionEvent, SubagentBaseline, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
+import { mergeBaseline } from './baseline.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
 export const capabilityFields = ['outputSchema', 'budget'] as const
@@ -38,6 +39,9 @@ export class StartPlan implements SubagentPlan {
   /** Claimed capability fields and their validators; made on the first claim. */
   declare claims?: Map<string, (() => void) | undefined>
   #depthCap: number
+  #baseline: Readonly<SubagentBaseline> | undefined
+  /** True only while `subagent/define` listeners run: the one place a baseline may be set. */
+  declare isDefining?: boolean
   #ticket: RunTicket | undefined
   #moreTickets: RunTicket[] | undefined
 
@@ -70,6 +74,17 @@ export class StartPlan implements SubagentPlan {
   /** Lowers the cap to `cap`; a larger one keeps the current cap. Throws `TypeError` unless `cap` is a non-negative safe integer. */
   capDepth(cap: number): void {
     this.#depthCap = lowerCap(this.#depthCap, cap, 'subagent plan depth cap')
+  }
+
+  get baseline(): Readonly<SubagentBaseline> | undefined {
+    return this.#baseline
+  }
+
+  setBaseline(fields: SubagentBaseline): void {
+    if (!this.isDefining) throw new TypeError('plan.setBaseline may only be called by a "subagent/define" listener')
+    const next = mergeBaseline(this.#baseline, fields)
+    if (next.maxDepth !== undefined) this.capDepth(next.maxDepth)
+    this.#baseline = next
   }
 
   claim(field: string, validate?: () => void): void {

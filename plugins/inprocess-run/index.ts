@@ -11,6 +11,7 @@ import type {
   DelegationOutlook,
   JsonSchema,
   SessionEvent,
+  SubagentCatalogEntry,
   SubagentInfo,
   SubagentPlan,
   SubagentResult,
@@ -48,6 +49,23 @@ declare module 'cordis' {
      * its rejection is logged, never unhandled. @mode emit (strict)
      */
     'subagent/prepare'(plan: SubagentPlan): void
+    /**
+     * After the entry's shape and depth checks, before `subagent/prepare`: a listener that serves
+     * `request.agent` (`AgentDefinitions`) sets the child's baseline with `plan.setBaseline(…)`
+     * (SPEC §12), or throws to reject the start. Synchronous, like `subagent/prepare`.
+     * @mode emit (strict)
+     */
+    'subagent/define'(plan: SubagentPlan): void
+    /**
+     * Asked by `inprocessRun.catalog()`: a plugin that serves `request.agent` pushes the
+     * definitions a start may name. Synchronous; a throw is contained and logged. @mode emit
+     */
+    'subagent/catalog'(entries: SubagentCatalogEntry[]): void
+    /**
+     * Emitted (on the root) by a plugin whose definitions changed, so what is offered to models
+     * (the `subagent` tool's `agent` parameter) is read again. Observe-only, contained. @mode emit
+     */
+    'subagent/catalog-changed'(): void
     /**
      * In the child's unpublished setup window; awaited in order. Register through `child.ctx`
      * (scoped to the child). A throw or rejection rolls the creation back and rejects the start.
@@ -191,6 +209,16 @@ export class InProcessRun {
     const outlook = new Outlook(agent, depth)
     dispatch.emit('subagent/outlook', [outlook])
     return outlook
+  }
+
+  /**
+   * The definitions a start may name as `request.agent` now, sorted by name, as the loaded plugins
+   * (`subagent/catalog` listeners) report them; `[]` while none does.
+   */
+  catalog(): SubagentCatalogEntry[] {
+    const entries: SubagentCatalogEntry[] = []
+    if (this.dispatch.has('subagent/catalog')) this.dispatch.emit('subagent/catalog', [entries])
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
   /**
