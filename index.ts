@@ -6,6 +6,15 @@
 // first: fail on an unsupported cordis before anything uses it
 import './plugins/host/cordis-peer.ts'
 
+export {
+  type AgentDefinition,
+  AgentDefinitionError,
+  type AgentDefinitionProblem,
+  AgentDefinitions,
+  type AgentDefinitionsService,
+  formatProblem as formatAgentDefinitionProblem,
+  unknownDefinitionMessage,
+} from './plugins/agent-definitions/index.ts'
 export { CodeMode } from './plugins/code-mode/index.ts'
 export { DepthPolicy } from './plugins/depth-policy/index.ts'
 export { Agents, Host, Models, Sessions, SystemPrompt, Tools } from './plugins/host/index.ts'

@@ -20,7 +20,7 @@ import { DefinitionSet } from './definition-set.ts'
 
 export type { AgentDefinition } from '../../lib/agent-definition/definition.ts'
 export { type SourceProblem as AgentDefinitionProblem, formatProblem } from '../../lib/agent-definition/catalog.ts'
-export { unknownDefinitionMessage } from './apply.ts'
+export { AgentDefinitionError, unknownDefinitionMessage } from './apply.ts'
 
 declare module 'cordis' {
   interface Context {

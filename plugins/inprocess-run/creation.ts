@@ -5,6 +5,7 @@ import type { Events } from 'cordis'
 import type { ListenerDispatch } from '../../lib/dispatch.ts'
 import { isThenable } from '../../lib/thenable.ts'
 import type { Agent, AgentOptions, CreateAgentOptions, ToolGuard } from '../../lib/types.ts'
+import { expandedToolFilter } from './baseline.ts'
 import type { StartPlan } from './entry-checks.ts'
 
 /** Parent's provider, model, maxTokens (each only if set), then the request's, then the depth. */
@@ -16,13 +17,15 @@ export function childOptions(plan: StartPlan): AgentOptions {
   if (model !== undefined) options.model = model
   if (maxTokens !== undefined) options.maxTokens = maxTokens
   const overrides = request.agentOptions
-  if (overrides === undefined) {
+  const baseline = plan.baseline?.agentOptions
+  if (overrides === undefined && baseline === undefined) {
     options.subagentDepth = plan.childDepth
     return options
   }
   // spread, not Object.assign: an own `__proto__` key (JSON-parsed options) stays a plain key
-  // instead of replacing the prototype, so no override is lost
-  return { ...options, ...overrides, subagentDepth: plan.childDepth }
+  // instead of replacing the prototype, so no override is lost. A definition's options come
+  // between the parent's and the request's (SPEC §12: the request overrides)
+  return { ...options, ...baseline, ...overrides, subagentDepth: plan.childDepth }
 }
 
 /** The child's session header: lineage, origin and the durable depth. */
@@ -45,7 +48,12 @@ export function childHeader(plan: StartPlan): NonNullable<CreateAgentOptions['he
 export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean {
   const { request } = plan
   return (
-    hasSetupListeners || request.persona !== undefined || request.toolFilter !== undefined || plan.inheritedTools !== undefined
+    hasSetupListeners ||
+    request.persona !== undefined ||
+    request.toolFilter !== undefined ||
+    plan.inheritedTools !== undefined ||
+    plan.baseline?.persona !== undefined ||
+    plan.baseline?.toolFilter !== undefined
   )
 }
 
@@ -54,8 +62,11 @@ export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean
  * are scoped to it and vanish with it. Restrictions compose (a tool must pass each), so the filter
  * can only narrow the ceiling. An unknown tool name in the filter throws and so rolls the creation back.
  */
-function applyRequestScope(child: Agent, plan: StartPlan): void {
-  const { persona, toolFilter } = plan.request
+function applyRequestScope(child: Agent, plan: StartPlan, globals: () => readonly string[]): void {
+  const { toolFilter } = plan.request
+  const baseline = plan.baseline
+  // the request's persona overrides the definition's (SPEC §12)
+  const persona = plan.request.persona ?? baseline?.persona
   if (persona !== undefined) child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
   const inherited = plan.inheritedTools
   if (inherited !== undefined) {
@@ -77,6 +88,8 @@ function applyRequestScope(child: Agent, plan: StartPlan): void {
       }
     }
   }
+  // the definition's filter and the request's compose (a tool must pass both): the request only narrows
+  if (baseline?.toolFilter !== undefined) child.ctx.tools.restrict(expandedToolFilter(baseline.toolFilter, globals()))
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
 }
 
@@ -121,9 +134,14 @@ function denyOnly(listener: PreExecute, inherited: ReadonlySet<string>): PreExec
  * hand-off) through every scavenge until the next full GC. Made here, the closure is young and
  * holds only these three values.
  */
-export function childSetup(plan: StartPlan, dispatch: ListenerDispatch, setupListeners: boolean): (child: Agent) => Promise<void> | undefined {
+export function childSetup(
+  plan: StartPlan,
+  dispatch: ListenerDispatch,
+  setupListeners: boolean,
+  globals: () => readonly string[],
+): (child: Agent) => Promise<void> | undefined {
   return (child) => {
-    applyRequestScope(child, plan)
+    applyRequestScope(child, plan, globals)
     return setupListeners ? dispatch.serialEager('subagent/setup', [child, plan]) : undefined
   }
 }

@@ -196,6 +196,7 @@ function assertRequestShape(request: SubagentStartRequest): void {
   }
   if (label !== undefined && typeof label !== 'string') throw new TypeError('subagent request label must be a string')
   if (persona !== undefined && typeof persona !== 'string') throw new TypeError('subagent request persona must be a string')
+  if (request.agent !== undefined && typeof request.agent !== 'string') throw new TypeError('subagent request agent must be a string')
   if (request.callId !== undefined && typeof request.callId !== 'string') {
     throw new TypeError('subagent request callId must be a string')
   }
@@ -284,10 +285,12 @@ export function checkDepthCap(plan: StartPlan): void {
 
 /** Step 6: every capability field set is claimed, and its claim's validator passes. */
 export function checkCapabilities(plan: StartPlan): void {
-  const { request } = plan
+  const { request, baseline } = plan
+  // a definition named by no loaded plugin: nothing set a baseline for it
+  if (request.agent !== undefined && baseline === undefined) throw new UnsupportedCapabilityError('agent')
   for (let i = 0; i < capabilityFields.length; i++) {
     const field = capabilityFields[i]
-    if (request[field] === undefined) continue
+    if (request[field] === undefined && baseline?.[field] === undefined) continue
     if (!plan.claims?.has(field)) throw new UnsupportedCapabilityError(field)
     plan.claims.get(field)?.()
   }

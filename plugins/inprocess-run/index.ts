@@ -128,6 +128,8 @@ export class InProcessRun {
   private readonly feed: EventFeed
   /** The live agent with an id: one function for every start, not a closure each. */
   private readonly lookup: (id: string) => Agent | undefined
+  /** Every global tool's name now: a definition's tool prefixes are expanded against them at start. */
+  private readonly globalTools: () => readonly string[]
 
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
@@ -144,6 +146,8 @@ export class InProcessRun {
       sessionOf: (id) => agents.get(id)?.session,
     }
     this.lookup = (id) => agents.get(id)
+    const tools = this.tools
+    this.globalTools = () => tools.visibleGlobals()
     ctx.provide('inprocessRun', this)
   }
 
@@ -160,6 +164,7 @@ export class InProcessRun {
     try {
       const plan = checkEntry(request, readStartSeed(options))
       const dispatch = this.dispatch
+      if (dispatch.has('subagent/define')) define(plan, dispatch)
       if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
       checkDepthCap(plan)
       checkCapabilities(plan)
@@ -283,7 +288,7 @@ export class InProcessRun {
       if (needsSetup(plan, setupListeners)) {
         // not a function literal written into `options.setup`: V8 would allocate it in the old
         // generation (see `childSetup`)
-        options.setup = childSetup(plan, dispatch, setupListeners)
+        options.setup = childSetup(plan, dispatch, setupListeners, this.globalTools)
       }
       const handle = await this.agents.create(options)
       const rootId = rootIdOf(request.parent, this.lookup)
@@ -294,6 +299,16 @@ export class InProcessRun {
       if (admitted) this.abandon(plan, error)
       throw error
     }
+  }
+}
+
+/** `subagent/define`: the only window in which a listener may set the plan's baseline. */
+function define(plan: StartPlan, dispatch: Dispatch): void {
+  plan.isDefining = true
+  try {
+    dispatch.emitStrict('subagent/define', [plan])
+  } finally {
+    plan.isDefining = false
   }
 }
 

@@ -2,7 +2,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { Dispatch } from '../host/cordis-bridge.ts'
 import { AgentDisposedError, abortedBeforePublication, SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { assertReservation, type BudgetRemaining, Pool } from '../../lib/tree-budget.ts'
+import { assertReservation, type BudgetRemaining, Pool, smallerReservation } from '../../lib/tree-budget.ts'
 import type { Agent, BudgetReservation, BudgetStop, SubagentPlan, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
@@ -61,7 +61,7 @@ export class TreeBudget {
     listenDirect(ctx, 'subagent/prepare', (plan) => {
       // served, not checked again: the driver checked its shape at entry step 0, and admission
       // (`reservationOf`) checks it once more when it is reserved
-      if (plan.request.budget !== undefined) plan.claim('budget')
+      if (plan.request.budget !== undefined || plan.baseline?.budget !== undefined) plan.claim('budget')
     })
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
     listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))
@@ -315,11 +315,14 @@ function disposedError(parentId: string): AgentDisposedError {
   return new AgentDisposedError(parentId)
 }
 
+/** The start's reservation: the request's and its definition's (`plan.baseline`), each limit the smaller. */
 function reservationOf(plan: SubagentPlan): BudgetReservation | undefined {
-  const budget = plan.request.budget
-  if (budget === undefined) return undefined
+  const { budget } = plan.request
+  const baseline = plan.baseline?.budget
+  if (budget === undefined && baseline === undefined) return undefined
   assertReservation(budget)
-  return budget
+  assertReservation(baseline)
+  return smallerReservation(budget, baseline)
 }
 
 function rootPool(pool: Pool): Pool {
