@@ -73,7 +73,6 @@ export function AgentDefinitions(ctx: Context, config: AgentDefinitions.Config):
     const catalog = set.load(folders, next.definitions ?? [], next.watch !== false, next.debounceMs)
     for (const problem of catalog.problems) logger.warn(formatProblem(problem))
   }
-  load(config)
   updateInPlace<AgentDefinitions.Config>(ctx, load)
   ctx.effect(() => () => {
     set.close()
@@ -93,6 +92,9 @@ export function AgentDefinitions(ctx: Context, config: AgentDefinitions.Config):
     const name = plan.request.agent
     if (name !== undefined) applyDefinition(plan, name, set.catalog(), tools.visibleGlobals())
   })
+
+  // last: the first read announces the catalog, and what hears it asks these listeners
+  load(config)
 
   const service: AgentDefinitionsService = {
     list: () => set.catalog().definitions,
