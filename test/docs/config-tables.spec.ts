@@ -59,9 +59,11 @@ describe('plugin READMEs: config', () => {
       }
       expect([...table.keys()].sort()).to.deep.equal([...config.keys()].sort())
       // exactly, not as a substring (which let a documented 160 pass for a default of 16)
+      // a list default is documented as JSON (`["agents"]`), which String() would flatten to `agents`
+      const shown = (value: unknown) => (Array.isArray(value) ? JSON.stringify(value) : String(value))
       const wrongDefaults = [...config]
-        .filter(([key, value]) => value !== undefined && documentedDefault(table.get(key) ?? '') !== String(value))
-        .map(([key, value]) => `${key}: ${String(value)} is not the default "${table.get(key)}" documents`)
+        .filter(([key, value]) => value !== undefined && documentedDefault(table.get(key) ?? '') !== shown(value))
+        .map(([key, value]) => `${key}: ${shown(value)} is not the default "${table.get(key)}" documents`)
       expect(wrongDefaults).to.deep.equal([])
     })
   }
