@@ -11,7 +11,6 @@ import { thrownMessage } from '../lib/errors.ts'
 import type { Locale } from '../lib/i18n.ts'
 import { text } from '../locales/index.ts'
 import AgentDefinitions from '../plugins/agent-definitions/index.ts'
-import { approvalCheck } from '../plugins/agent-definitions/approval-check.ts'
 import { readDefinitionFiles } from '../plugins/agent-definitions/definition-files.ts'
 import { checkPluginConfig, type EntrySpec, readHostConfig } from '../plugins/loader/index.ts'
 import { type PluginModule, pluginOf } from '../plugins/loader/plugin-module.ts'
@@ -41,7 +40,7 @@ async function importEntry(spec: EntrySpec): Promise<PluginModule> {
 function checkDefinitions(config: unknown, base: string): { problems: string[]; count: number } {
   const { dirs, definitions } = AgentDefinitions.Config(config as AgentDefinitions.Config)
   const files = readDefinitionFiles(dirs.map((dir) => resolve(base, dir)))
-  const catalog = buildCatalog(definitions, files, approvalCheck())
+  const catalog = buildCatalog(definitions, files)
   return { problems: catalog.problems.map((problem) => formatProblem({ ...problem, source: shown(problem.source) })), count: catalog.definitions.length }
 }
 

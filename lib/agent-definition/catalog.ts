@@ -2,7 +2,7 @@
  * The set of agent definitions read from inline entries and files: each source validated on its
  * own, names unique across all of them. Pure: the caller reads the files.
  */
-import { type AgentDefinition, type ApprovalCheck, readDefinition } from './definition.ts'
+import { type AgentDefinition, readDefinition } from './definition.ts'
 import { decodeDefinition, MAX_DEFINITION_BYTES, parseFrontMatter, tooLarge } from './front-matter.ts'
 
 /** A problem of one source (a file path, or `definitions[<i>]`), at `line` when known. */
@@ -34,7 +34,7 @@ export function formatProblem(problem: SourceProblem): string {
 }
 
 /** Reads one file's definition, or its problems. Never throws. */
-export function readDefinitionFile(file: DefinitionFile, checkApproval?: ApprovalCheck): AgentDefinition | SourceProblem[] {
+export function readDefinitionFile(file: DefinitionFile): AgentDefinition | SourceProblem[] {
   const { source } = file
   if (file.size !== undefined && file.size > MAX_DEFINITION_BYTES) return [{ source, ...tooLarge(file.size) }]
   if (file.bytes === undefined) return [{ source, message: `file could not be read: ${file.readError ?? 'unknown error'}` }]
@@ -42,7 +42,7 @@ export function readDefinitionFile(file: DefinitionFile, checkApproval?: Approva
   if (typeof text !== 'string') return [{ source, ...text }]
   const parsed = parseFrontMatter(text)
   if (Array.isArray(parsed)) return parsed.map((problem) => ({ source, ...problem }))
-  const read = readDefinition(parsed.fields, { source, body: parsed.body, lineOf: parsed.lineOf, checkApproval })
+  const read = readDefinition(parsed.fields, { source, body: parsed.body, lineOf: parsed.lineOf })
   return Array.isArray(read) ? read.map((problem) => ({ source, ...problem })) : read
 }
 
@@ -51,7 +51,7 @@ export function readDefinitionFile(file: DefinitionFile, checkApproval?: Approva
  * order given. A name already taken by an earlier source is a problem of the later one (the
  * earlier keeps it), so a new file never replaces a definition under the same name.
  */
-export function buildCatalog(inline: readonly unknown[], files: readonly DefinitionFile[], checkApproval?: ApprovalCheck): Catalog {
+export function buildCatalog(inline: readonly unknown[], files: readonly DefinitionFile[]): Catalog {
   const byName = new Map<string, AgentDefinition>()
   const problems: SourceProblem[] = []
   const add = (read: AgentDefinition | SourceProblem[]) => {
@@ -65,10 +65,10 @@ export function buildCatalog(inline: readonly unknown[], files: readonly Definit
   }
   inline.forEach((fields, index) => {
     const source = `definitions[${index}]`
-    const read = readDefinition(fields, { source, checkApproval })
+    const read = readDefinition(fields, { source })
     add(Array.isArray(read) ? read.map((problem) => ({ source, ...problem })) : read)
   })
-  for (const file of files) add(readDefinitionFile(file, checkApproval))
+  for (const file of files) add(readDefinitionFile(file))
   const definitions = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return { definitions, problems }
 }

@@ -7,7 +7,8 @@
 import { closestName } from '../closest-name.ts'
 import { schemaViolations } from '../schema-subset.ts'
 import { assertReservation } from '../tree-budget.ts'
-import type { BudgetReservation, JsonSchema } from '../types.ts'
+import type { ApprovalPolicy, BudgetReservation, JsonSchema } from '../types.ts'
+import { approvalPolicyProblems, readApprovalPolicy } from '../approval/policy.ts'
 import type { DefinitionProblem } from './front-matter.ts'
 
 /** A definition's name: what the parent model passes as `agent`, and the child's header records. */
@@ -36,7 +37,7 @@ export interface AgentDefinition {
   /** A JSON Schema of the structured-output subset (SPEC §3): the child must answer with it. */
   readonly outputSchema?: JsonSchema
   /** An approval policy (SPEC §11.1 shape), merged strictest-wins by `Approvals`. */
-  readonly approval?: Readonly<Record<string, unknown>>
+  readonly approval?: ApprovalPolicy
   /** A tree-budget reservation (SPEC §9) for the child's subtree. */
   readonly budget?: Readonly<BudgetReservation>
   /** The `subagent` tool's default for `background` when this definition is used. */
@@ -44,9 +45,6 @@ export interface AgentDefinition {
   /** Where it was read: a file's absolute path, or `definitions[<i>]` for an inline one. */
   readonly source: string
 }
-
-/** Checks an approval policy; returns one message per problem (empty when it is valid). */
-export type ApprovalCheck = (value: unknown) => readonly string[]
 
 /** The fields a definition may have, in the order SPEC §12 lists them. */
 export const DEFINITION_FIELDS = [
@@ -75,8 +73,6 @@ export interface ReadOptions {
   readonly body?: string
   /** File line of a field, when known. */
   lineOf?(key: string): number | undefined
-  /** Validates `approval`; without one, a definition with `approval` is a problem. */
-  readonly checkApproval?: ApprovalCheck
 }
 
 const TOOL_PATTERN = /^[^\s*]+\*?$|^\*$/
@@ -159,9 +155,10 @@ export function readDefinition(fields: unknown, options: ReadOptions): AgentDefi
     else definition.outputSchema = fields.outputSchema
   }
   if (fields.approval !== undefined) {
-    const found = options.checkApproval ? options.checkApproval(fields.approval) : ['no approval policy validator is available']
-    for (const message of found) fail('approval', `approval: ${message}`)
-    if (found.length === 0) definition.approval = fields.approval
+    // the validator every policy goes through (SPEC §11.1), so a definition's is judged like a request's
+    const found = approvalPolicyProblems(fields.approval, 'approval')
+    for (const message of found) fail('approval', message)
+    if (found.length === 0) definition.approval = readApprovalPolicy(fields.approval, 'approval')
   }
   if (fields.budget !== undefined) {
     try {

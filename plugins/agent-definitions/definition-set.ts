@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto'
 import { buildCatalog, type Catalog, type DefinitionFile } from '../../lib/agent-definition/catalog.ts'
-import { approvalCheck } from './approval-check.ts'
 import { readDefinitionFiles } from './definition-files.ts'
 import { FolderWatch } from './folder-watch.ts'
 
@@ -65,7 +64,7 @@ export class DefinitionSet {
     const next = fingerprint(this.#folders, this.#inline, files)
     if (next === this.#fingerprint) return
     this.#fingerprint = next
-    this.#catalog = buildCatalog(this.#inline, files, approvalCheck())
+    this.#catalog = buildCatalog(this.#inline, files)
     this.options.onChange(this.#catalog)
   }
 

@@ -90,7 +90,10 @@ export function AgentDefinitions(ctx: Context, config: AgentDefinitions.Config):
 
   ctx.on('subagent/define', (plan) => {
     const name = plan.request.agent
-    if (name !== undefined) applyDefinition(plan, name, set.catalog(), tools.visibleGlobals())
+    if (name === undefined) return
+    applyDefinition(plan, name, set.catalog(), tools.visibleGlobals())
+    // the child's header says which definition it was started from (SPEC §12)
+    plan.recordHeader('agent', name)
   })
 
   // last: the first read announces the catalog, and what hears it asks these listeners

@@ -53,6 +53,22 @@ describe('AgentDefinitions: starting a child from a definition (SPEC §12)', () 
     await run.dispose()
   })
 
+  it('records the definition’s name in the child’s header', async () => {
+    const scene = await toolScene()
+    scene.host.scripted.push({ text: 'ok' })
+    const run = await scene.host.root.inprocessRun.spawn(request(scene, { agent: 'reviewer' }))
+    expect(run.agent.session.header.agent).to.equal('reviewer')
+    await run.result
+    await run.dispose()
+  })
+
+  it('rejects a definition’s approval policy as unsupported without Approvals', async () => {
+    const scene = await definitionScene({ files: { 'a.md': definitionText({ name: 'careful', description: 'Careful.', approval: { default: 'ask' } }) } })
+    const error = await rejectionOf(scene.host.root.inprocessRun.spawn(request(scene, { agent: 'careful' })))
+    expect(error).to.be.instanceOf(UnsupportedCapabilityError)
+    expect((error as Error).message).to.equal('subagent runtime does not support the "approval" capability')
+  })
+
   it('lets the request override the persona and agent options and only narrow the tools', async () => {
     const scene = await toolScene()
     scene.host.scripted.push({ text: 'ok' })

@@ -71,6 +71,17 @@ describe('readDefinition', () => {
     ])
   })
 
+  it('checks approval with the policy validator, naming the misspelt key', () => {
+    expect(readDefinition({ name: 'a', description: 'b', approval: { defualt: 'ask' } }, { source: 'a.md', body: '', lineOf: () => 5 })).to.deep.equal([
+      { line: 5, message: 'approval has unknown key "defualt" (did you mean "default"?)' },
+    ])
+  })
+
+  it('keeps a valid approval policy as a frozen copy', () => {
+    const read = readDefinition({ name: 'a', description: 'b', approval: { default: 'ask', rules: [{ tool: 'read_*', decision: 'allow' }] } }, { source: 'a.md', body: '' })
+    expect(read).to.have.deep.property('approval', { default: 'ask', rules: [{ tool: 'read_*', decision: 'allow' }] })
+  })
+
   it('reports a tool entry that is not a name or a trailing-star prefix', () => {
     const [problem] = readDefinition({ name: 'a', description: 'b', tools: ['re*ad'] }, { source: 'a.md', body: '' }) as { message: string }[]
     expect(problem!.message).to.equal('tools entry "re*ad" is not a tool name or a prefix ending in "*"')
