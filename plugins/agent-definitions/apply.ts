@@ -6,24 +6,13 @@ import type { Catalog, SourceProblem } from '../../lib/agent-definition/catalog.
 import type { AgentDefinition } from '../../lib/agent-definition/definition.ts'
 import { expandToolPatterns } from '../../lib/agent-definition/tool-patterns.ts'
 import { closestName } from '../../lib/closest-name.ts'
-import { SubagentError } from '../../lib/errors.ts'
+import { AgentDefinitionError } from './errors.ts'
 import type { AgentOptions, SubagentBaseline, SubagentPlan } from '../../lib/types.ts'
 
 /** `unknown agent definition "<name>"`, with ` (did you mean "<other>"?)` when one is close. */
 export function unknownDefinitionMessage(name: string, known: readonly string[]): string {
   const closest = closestName(name, known)
   return closest === undefined ? `unknown agent definition "${name}"` : `unknown agent definition "${name}" (did you mean "${closest}"?)`
-}
-
-/** A definition that cannot be applied as it stands (its tools name nothing that exists). */
-export class AgentDefinitionError extends SubagentError {
-  override readonly name = 'AgentDefinitionError'
-  constructor(
-    readonly definition: string,
-    message: string,
-  ) {
-    super('INVALID_AGENT_DEFINITION', message)
-  }
 }
 
 const TOOL_FIELDS = ['tools', 'disallowedTools'] as const

@@ -20,7 +20,8 @@ import { DefinitionSet } from './definition-set.ts'
 
 export type { AgentDefinition } from '../../lib/agent-definition/definition.ts'
 export { type SourceProblem as AgentDefinitionProblem, formatProblem } from '../../lib/agent-definition/catalog.ts'
-export { AgentDefinitionError, unknownDefinitionMessage } from './apply.ts'
+export { unknownDefinitionMessage } from './apply.ts'
+export { AgentDefinitionError } from './errors.ts'
 
 declare module 'cordis' {
   interface Context {
