@@ -575,6 +575,8 @@ export interface SubagentInfo {
   readonly callId?: string
   readonly mode: 'spawn' | 'fork'
   readonly depth: number
+  /** The agent definition the child was started from (its header's `agent`, SPEC §12). */
+  readonly agent?: string
   /** At the end only. */
   readonly stopReason?: StopReason
   readonly usage?: Usage
