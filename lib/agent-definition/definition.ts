@@ -4,9 +4,9 @@
  * when known; an unknown field is a problem too (with the closest known field), never ignored: a
  * misspelt `tools` must not leave the child with every tool.
  */
-import { closestName } from '../closest-name.ts'
-import { schemaViolations } from '../schema-subset.ts'
-import { assertReservation } from '../tree-budget.ts'
+import { closestName } from '../text/closest-name.ts'
+import { schemaViolations } from '../schema/schema-subset.ts'
+import { assertReservation } from '../delegation/tree-budget.ts'
 import type { ApprovalPolicy, BudgetReservation, JsonSchema } from '../types.ts'
 import { approvalPolicyProblems, readApprovalPolicy } from '../approval/policy.ts'
 import type { DefinitionProblem } from './front-matter.ts'

@@ -5,7 +5,7 @@
 import type { Catalog, SourceProblem } from '../../lib/agent-definition/catalog.ts'
 import type { AgentDefinition } from '../../lib/agent-definition/definition.ts'
 import { expandToolPatterns } from '../../lib/agent-definition/tool-patterns.ts'
-import { closestName } from '../../lib/closest-name.ts'
+import { closestName } from '../../lib/text/closest-name.ts'
 import { AgentDefinitionError } from './errors.ts'
 import type { AgentOptions, SubagentBaseline, SubagentPlan } from '../../lib/types.ts'
 
