@@ -19,6 +19,7 @@ export const ERROR_CODES = Object.freeze([
   'ABORTED',
   'NO_CALLING_AGENT',
   'INVALID_AGENT_DEFINITION',
+  'NOT_PENDING',
   // thrown: the host's registries, sessions and agents
   'INVALID_OPTIONS',
   'INVALID_SESSION',
@@ -45,6 +46,7 @@ export const ERROR_CODES = Object.freeze([
   'INVALID_ARGS',
   'UNKNOWN_TOOL',
   'TOOL_DENIED',
+  'DENIED',
   'TOOL_FAILED',
   'HOOK_FAILED',
   'NOT_RECORDED',

@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { SubagentBudgetError, SubagentDepthError, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import type { SubagentStartRequest, ToolDefinition } from '../../lib/types.ts'
 import { AgentDefinitionError } from '../../plugins/agent-definitions/index.ts'
+import Approvals from '../../plugins/approvals/index.ts'
 import StructuredOutput from '../../plugins/structured-output/index.ts'
 import TreeBudget from '../../plugins/tree-budget/index.ts'
 import { createDriverHost } from '../support/driver.ts'
@@ -175,5 +176,45 @@ describe('AgentDefinitions: starting a child from a definition (SPEC §12)', () 
     const host = await createDriverHost()
     const error = await rejectionOf(host.root.inprocessRun.spawn(host.request({ agent: 5 as unknown as string })))
     expect((error as Error).message).to.equal('subagent request agent must be a string')
+  })
+})
+
+describe('AgentDefinitions: a definition’s approval policy with Approvals (SPEC §11.1, §12)', () => {
+  const shell: ToolDefinition = { name: 'shell', description: 'runs', parameters: { type: 'object' }, execute: () => 'ran' }
+
+  /** The child's `tool/result` texts after it called `shell` once. */
+  async function childShellResult(scene: DefinitionScene, agent: string): Promise<string[]> {
+    scene.host.scripted.push({ toolCalls: [{ name: 'shell', arguments: '{}' }] }, { text: 'done' })
+    const run = await scene.host.root.inprocessRun.spawn(request(scene, { agent }))
+    await run.result
+    const texts = run.agent.session.events
+      .filter((event) => event.type === 'tool/result')
+      .map((event) => ((event.data as { content: { text: string }[] }).content[0]!.text))
+    await run.dispose()
+    return texts
+  }
+
+  it('narrows what the child may do: a definition’s deny holds under an allowing deployment', async () => {
+    const scene = await definitionScene({
+      plugins: [[Approvals, {}]],
+      files: { 'a.md': definitionText({ name: 'locked', description: 'Locked.', approval: { rules: [{ tool: 'shell', decision: 'deny' }] } }) },
+    })
+    scene.host.root.tools.register(shell)
+    expect(await childShellResult(scene, 'locked')).to.deep.equal(['Error: tool call "shell" was denied: denied by policy'])
+  })
+
+  it('never widens: a definition that allows everything keeps the parent’s deny', async () => {
+    const scene = await definitionScene({
+      plugins: [[Approvals, {}]],
+      files: { 'a.md': definitionText({ name: 'open', description: 'Open.', approval: { default: 'allow', rules: [{ tool: 'shell', decision: 'allow' }] } }) },
+    })
+    scene.host.root.tools.register(shell)
+    const { agent: parent } = await scene.host.create({ agentOptions: { approval: { rules: [{ tool: 'shell', decision: 'deny' }] } } })
+    scene.host.scripted.push({ toolCalls: [{ name: 'shell', arguments: '{}' }] }, { text: 'done' })
+    const run = await scene.host.root.inprocessRun.spawn({ parent, prompt: 'go', signal: new AbortController().signal, agent: 'open' })
+    await run.result
+    const texts = run.agent.session.events.filter((event) => event.type === 'tool/result').map((event) => (event.data as { content: { text: string }[] }).content[0]!.text)
+    expect(texts).to.deep.equal(['Error: tool call "shell" was denied: denied by policy'])
+    await run.dispose()
   })
 })
