@@ -59,9 +59,15 @@ export class TreeBudget {
     updateInPlace<TreeBudget.Config>(ctx, (next) => this.#update(next))
 
     listenDirect(ctx, 'subagent/prepare', (plan) => {
-      // served, not checked again: the driver checked its shape at entry step 0, and admission
-      // (`reservationOf`) checks it once more when it is reserved
-      if (plan.request.budget !== undefined || plan.baseline?.budget !== undefined) plan.claim('budget')
+      // the request's own field, checked by the plugin that serves it: `plan.request` is the
+      // driver's frozen snapshot, so what passes here is what admission reserves; a definition's
+      // budget (SPEC §12) is served the same way, each limit the smaller of the two
+      const { budget } = plan.request
+      const baseline = plan.baseline?.budget
+      if (budget === undefined && baseline === undefined) return
+      assertReservation(budget)
+      assertReservation(baseline)
+      plan.claim('budget')
     })
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
     listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))
@@ -322,14 +328,9 @@ function disposedError(parentId: string): AgentDisposedError {
   return new AgentDisposedError(parentId)
 }
 
-/** The start's reservation: the request's and its definition's (`plan.baseline`), each limit the smaller. */
+/** The start's reservation: the request's and its definition's (`plan.baseline`), each limit the smaller, as `subagent/prepare` checked them. */
 function reservationOf(plan: SubagentPlan): BudgetReservation | undefined {
-  const { budget } = plan.request
-  const baseline = plan.baseline?.budget
-  if (budget === undefined && baseline === undefined) return undefined
-  assertReservation(budget)
-  assertReservation(baseline)
-  return smallerReservation(budget, baseline)
+  return smallerReservation(plan.request.budget, plan.baseline?.budget)
 }
 
 function rootPool(pool: Pool): Pool {
