@@ -33,6 +33,31 @@ export function tooLarge(size: number): DefinitionProblem {
   return { message: `file is ${size} bytes, more than the ${MAX_DEFINITION_BYTES} a definition may have` }
 }
 
+/**
+ * The deepest bracket nesting a front matter may have before it is parsed: a definition needs a
+ * few levels (an output schema), and the parser's own recursion on a bracket bomb costs seconds
+ * before it gives out.
+ */
+export const MAX_NESTING = 64
+
+/** True when `yaml` opens more than `MAX_NESTING` flow brackets (outside quotes) at once. */
+function isTooDeep(yaml: string): boolean {
+  let depth = 0
+  let quote: string | undefined
+  for (let i = 0; i < yaml.length; i++) {
+    const char = yaml[i]
+    if (quote) {
+      if (char === '\\' && quote === '"') i++
+      else if (char === quote) quote = undefined
+    } else if (char === '"' || char === "'") quote = char
+    else if (char === '\n') quote = undefined
+    else if (char === '[' || char === '{') {
+      if (++depth > MAX_NESTING) return true
+    } else if ((char === ']' || char === '}') && depth > 0) depth--
+  }
+  return false
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
@@ -76,6 +101,7 @@ export function parseFrontMatter(text: string): FrontMatter | DefinitionProblem[
   // the front matter starts on the file's second line
   const lineCounter = new LineCounter()
   const fileLine = (offset: number) => lineCounter.linePos(offset).line + 1
+  if (isTooDeep(yamlText)) return [{ line: 2, message: 'front matter is nested too deeply' }]
   let fields: unknown
   let document: ReturnType<typeof parseDocument>
   try {
