@@ -21,6 +21,7 @@ import { CordisAssumptionError } from '../../cordis-glue/bridge.ts'
 import { HostConfigError } from '../../plugins/loader/config-file.ts'
 import { McpCallError } from '../../plugins/mcp-tools/errors.ts'
 import { ModelRequestError } from '../../plugins/openai-model/errors.ts'
+import { AgentDefinitionError } from '../../plugins/agent-definitions/errors.ts'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -44,6 +45,7 @@ const classes: Record<string, [build: () => SubagentError, code: string]> = {
   SessionFileError: [() => new SessionFileError('s', 'x'), 'SESSION_FILE'],
   CordisAssumptionError: [() => new CordisAssumptionError('x'), 'PEER_DEPENDENCY'],
   McpCallError: [() => new McpCallError('MCP_TIMEOUT', 's', 'x'), 'MCP_TIMEOUT'],
+  AgentDefinitionError: [() => new AgentDefinitionError('a', 'x'), 'INVALID_AGENT_DEFINITION'],
 }
 
 /**
