@@ -37,5 +37,5 @@ export const messages = {
   retrying: (reason: string, ms: number) => `PostgreSQL write failed (${reason}); retrying in ${ms} ms, in order`,
   leaseLost: (roots: readonly string[], reason: string) =>
     `PostgreSQL lease connection lost (${reason}); re-taking the leases of ${roots.length} tree(s)`,
-  leaseRetaken: (rootId: string) => `tree ${rootId}: its lease was taken by another process while the connection was down; its events are no longer persisted`,
+  leaseGone: (rootId: string, reason: string) => `tree ${rootId} lost its lease (${reason}); its events are no longer persisted`,
 } as const

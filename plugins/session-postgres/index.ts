@@ -85,7 +85,7 @@ export class SessionPostgres extends Service {
       namespace: this.tables.schema,
       retryFor,
       beforeRelease: () => this.writer.flushed(),
-      onLost: (root) => this.loseTree(root),
+      onLost: (root, error) => this.loseTree(root, thrownMessage(error)),
       warn: (message) => this.logger.warn(message),
     })
 
@@ -264,10 +264,13 @@ export class SessionPostgres extends Service {
     }
   }
 
-  /** Another process took a tree while the lease connection was down: stop writing its sessions. */
-  private loseTree(root: string): void {
-    this.logger.error(messages.leaseRetaken(root))
-    for (const [id, owner] of this.roots) if (owner === root) this.writer.stop(id, messages.leaseRetaken(root))
+  /**
+   * A tree's lease could not be taken again after a lost connection (another process took it, or
+   * the server stayed away): its sessions are no longer written, so two processes never interleave.
+   */
+  private loseTree(root: string, reason: string): void {
+    this.logger.error(messages.leaseGone(root, reason))
+    for (const [id, owner] of this.roots) if (owner === root) this.writer.stop(id, `the lease of tree ${root} is lost`)
   }
 
   private async close(): Promise<void> {

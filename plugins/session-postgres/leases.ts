@@ -30,8 +30,8 @@ export interface LeaseOptions {
   retryFor: number
   /** Resolves once the tree's queued writes are done: a lease outlives its tree's last write. */
   beforeRelease(rootId: string): Promise<void>
-  /** The lease of `rootId` was lost to another process while the connection was down. */
-  onLost(rootId: string): void
+  /** The lease of `rootId` could not be taken again after a lost connection (`error`: why). */
+  onLost(rootId: string, error: unknown): void
   warn(message: string): void
 }
 
@@ -182,9 +182,9 @@ export class LeaseBook {
       lease.acquiring ??= this.acquire(root, lease).finally(() => {
         lease.acquiring = undefined
       })
-      lease.acquiring.catch(() => {
+      lease.acquiring.catch((error: unknown) => {
         if (this.closed) return
-        this.options.onLost(root)
+        this.options.onLost(root, error)
       })
     }
   }

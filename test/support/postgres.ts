@@ -9,21 +9,22 @@
  * When the binaries are missing, `usePostgres` says so loudly and skips the suite; under `CI=true`
  * it fails instead, so CI never passes without having run the Postgres tests.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 
 /** A running cluster. */
 export interface PostgresCluster {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication, loopback only). */
   connectionString: string
   port: number
-  /** Stops the server at once (`immediate`: a crash, as far as clients see) and starts it again. */
-  restart(): Promise<void>
-  stop(): void
-  start(): void
+  /** Stops the server at once (`immediate`: a crash, as far as clients see). The event loop runs meanwhile. */
+  stop(): Promise<void>
+  /** Starts the stopped server again, on the same port and data. */
+  start(): Promise<void>
 }
 
 /** The folder holding `initdb` and `pg_ctl`: PATH first, then Debian's versioned folders. */
@@ -56,13 +57,23 @@ function freePort(): Promise<number> {
 
 const isRoot = process.getuid?.() === 0
 
-/** Runs a PostgreSQL binary as the cluster's owner; throws with its output when it fails. */
+function ownerCommand(bin: string, args: string[]): [string, string[]] {
+  return isRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+}
+
+/** Runs a PostgreSQL binary as the cluster's owner, blocking; throws with its output when it fails. */
 function runAsOwner(bin: string, args: string[]): void {
-  const [command, commandArgs] = isRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+  const [command, commandArgs] = ownerCommand(bin, args)
   const result = spawnSync(command, commandArgs, { encoding: 'utf8', cwd: tmpdir() })
   if (result.status !== 0) {
     throw new Error(`${bin} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
   }
+}
+
+/** `runAsOwner` without blocking the event loop. */
+async function runAsOwnerAsync(bin: string, args: string[]): Promise<void> {
+  const [command, commandArgs] = ownerCommand(bin, args)
+  await promisify(execFile)(command, commandArgs, { encoding: 'utf8', cwd: tmpdir() })
 }
 
 let cluster: Promise<PostgresCluster> | undefined
@@ -81,12 +92,14 @@ async function startCluster(binDir: string): Promise<PostgresCluster> {
   const pgCtl = join(binDir, 'pg_ctl')
   runAsOwner(initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'])
   const port = await freePort()
-  // durability is not what these tests measure; a crash of the test server loses nothing of value
-  const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`
+  // fsync off: the OS never crashes under a test; commits stay synchronous, so a server killed
+  // with `immediate` (a crash) keeps every committed row, as a real one does
+  const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`
   const log = join(folder, 'server.log')
-  const start = () => runAsOwner(pgCtl, ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start'])
-  const stop = () => runAsOwner(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop'])
-  start()
+  const startArgs = ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']
+  const stopArgs = ['-D', data, '-m', 'immediate', '-w', 'stop']
+  const stop = () => runAsOwner(pgCtl, stopArgs)
+  runAsOwner(pgCtl, startArgs)
   let stopped = false
   cleanup = () => {
     if (stopped) return
@@ -102,12 +115,8 @@ async function startCluster(binDir: string): Promise<PostgresCluster> {
   return {
     connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    restart: async () => {
-      stop()
-      start()
-    },
-    stop,
-    start,
+    stop: () => runAsOwnerAsync(pgCtl, stopArgs),
+    start: () => runAsOwnerAsync(pgCtl, startArgs),
   }
 }
 
