@@ -29,6 +29,7 @@ export const messages = {
     `schema "${schema}" holds session format version ${version}, newer than this SessionPostgres reads (${known}): upgrade the package`,
   missingTable: (schema: string, table: string) =>
     `schema "${schema}" has a format table but no usable "${table}" table: it was not made by SessionPostgres`,
+  unreachable: (reason: string) => `PostgreSQL could not be reached: ${reason}`,
   schemaFailed: (schema: string, reason: string) => `schema "${schema}" could not be prepared: ${reason}`,
   // warnings and errors the plugin logs and carries on
   alreadyExists: (id: string) => `session "${id}" already exists in PostgreSQL; the new session is not persisted`,

@@ -53,6 +53,8 @@ export class SessionPostgres extends Service {
   private readonly roots = new Map<string, string>()
   private readonly logger: ReturnType<Context['logger']>
   private pool?: PoolLike
+  /** The adoption of agents published before this instance; it logs its failures, never rejects. */
+  private readonly adopting: Promise<void>
   private closed = false
 
   constructor(ctx: Context, config: SessionPostgres.Config) {
@@ -98,13 +100,17 @@ export class SessionPostgres extends Service {
     ctx.on('session/children', (id) => this.children(id))
     // agents published before this plugin loaded (a hot reload, a late load): lease and follow them
     const live = ctx.agents.list()
-    if (live.length) void this.adopt(live)
+    this.adopting = live.length ? this.adopt(live) : Promise.resolve()
     ctx.effect(() => () => this.close(), 'session postgres')
   }
 
-  /** Fails the plugin's load when `pg` is missing, the server is unreachable or the schema is unusable. */
+  /**
+   * Fails the plugin's load when `pg` is missing, the server is unreachable or the schema is
+   * unusable; else finishes once the agents published before it are adopted (leased and followed).
+   */
   async [Service.init](): Promise<void> {
     await this.ready
+    await this.adopting
   }
 
   /**
@@ -112,6 +118,7 @@ export class SessionPostgres extends Service {
    * logged failure, and the leases released meanwhile are given back. Never rejects.
    */
   async flush(): Promise<void> {
+    await this.adopting
     await this.writer.flushed()
     await this.leases.settled()
   }
@@ -181,7 +188,13 @@ export class SessionPostgres extends Service {
     // an idle client that loses its server emits here; the next query reconnects
     pool.on('error', () => {})
     this.pool = pool
-    const client = await pool.connect()
+    let client: Awaited<ReturnType<PoolLike['connect']>>
+    try {
+      client = await pool.connect()
+    } catch (error) {
+      await pool.end().catch(() => {})
+      throw new SessionStoreError(messages.unreachable(thrownMessage(error)), { cause: error })
+    }
     try {
       await prepareSchema(client, this.tables)
     } finally {
