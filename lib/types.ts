@@ -3,11 +3,13 @@
  * registration, no runtime code beyond type imports.
  */
 import type { Context } from 'cordis'
+import type { ApprovalPolicy } from './approval/policy.ts'
 import type { BudgetLimit } from './errors.ts'
 import type { Diagnostic } from './diagnostic.ts'
 import type { OutputSchema } from './structured-type.ts'
 
 export type { BudgetLimit }
+export type { ApprovalDecisionWord, ApprovalPolicy, ApprovalRule } from './approval/policy.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Content (SPEC §1.1)
@@ -37,6 +39,13 @@ export interface SessionHeader {
   readonly label?: string
   /** The parent's tool call that started the child, when a tool started it (SPEC §10 lineage). */
   readonly callId?: string
+  /** The agent definition the child was started from (SPEC §12), a name matching `^[a-z][a-z0-9-]{0,63}$`. */
+  readonly agent?: string
+  /**
+   * The child's approval policy as recorded when it started (SPEC §11.1): its ancestors' and its
+   * own, merged strictest, so the guard survives `agents.resume`.
+   */
+  readonly approval?: ApprovalPolicy
 }
 
 export type CancelCause =
@@ -119,6 +128,8 @@ export interface AgentOptions {
   maxTokens?: number
   maxSteps?: number
   subagentDepth?: number
+  /** The agent's own approval policy (SPEC §11.1): it can only make its calls more guarded. */
+  approval?: ApprovalPolicy
   [key: string]: unknown
 }
 
@@ -153,6 +164,8 @@ export interface CreateAgentOptions {
     seedLength?: number
     label?: string
     callId?: string
+    agent?: string
+    approval?: ApprovalPolicy
   }
   seed?: readonly SessionEvent[]
   agentOptions?: AgentOptions
@@ -202,6 +215,11 @@ export interface ToolDefinition {
    */
   concurrent?: boolean
   /**
+   * The tool only reads: approval policies decide its calls with their `readOnly` field (SPEC
+   * §11.1). Default `false`.
+   */
+  readOnly?: boolean
+  /**
    * Runs the tool. A thrown error becomes an error result. A returned `ToolResult`-shaped object
    * (`{isError, content}`) is used as is; any other value becomes `{isError: false, value, content}`.
    */
@@ -226,6 +244,18 @@ export interface ExecuteRequest {
 }
 
 export type PreExecuteDecision = { kind: 'allow' } | { kind: 'deny'; reason: string }
+
+/** What the host's approval point (`tools/approve`) tells a listener about the tool called. */
+export interface ApprovalSubject {
+  /** `ToolDefinition.readOnly` of the tool as the calling agent sees it. */
+  readonly readOnly: boolean
+}
+
+/**
+ * A `tools/approve` answer: run the body, or refuse the call with the error result
+ * `Error: <reason>` and `code` (default `TOOL_DENIED`).
+ */
+export type ApprovalVerdict = { kind: 'allow' } | { kind: 'deny'; reason: string; code?: string }
 
 /** A guard returns a reason string to deny the call, or `undefined` to let it run. */
 export type ToolGuard = (exec: ToolExecution) => string | undefined
@@ -297,6 +327,11 @@ export interface SubagentStartRequest<S extends OutputSchema = OutputSchema> {
   budget?: BudgetReservation
   /** The parent's tool call that starts this child (set by the `subagent` tool); recorded in the child's header. */
   callId?: string
+  /**
+   * The child's own approval policy (SPEC §11.1): merged strictest with its ancestors' and
+   * recorded in its header. Served by `Approvals`: without it the start rejects as unsupported.
+   */
+  approval?: ApprovalPolicy
 }
 
 /** What a start reserves for the child's subtree; an absent field reserves nothing of that limit. */
@@ -403,6 +438,15 @@ export interface SubagentPlan {
    * Tickets are called in the order they were held.
    */
   hold(ticket: RunTicket): void
+  /**
+   * Records a field of the child's session header: `approval` (SPEC §11.1) or `agent` (§12), for
+   * a `subagent/define` or `subagent/prepare` listener. Checked at once: a malformed value, or
+   * another field, throws a `TypeError` (`subagent header <field> …`), which rejects the start
+   * from such a listener. A later record of a field replaces the earlier one.
+   */
+  recordHeader(field: 'agent' | 'approval', value: unknown): void
+  /** The header fields recorded so far (`recordHeader`), or `undefined` while none is. */
+  readonly recordedHeader: { readonly agent?: string; readonly approval?: ApprovalPolicy } | undefined
 }
 
 /**

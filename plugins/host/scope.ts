@@ -28,6 +28,7 @@ export const scopedEvents: ReadonlySet<string> = new Set([
   'session/event',
   'system-prompt/assemble',
   'tools/pre-execute',
+  'tools/approve',
   'tools/post-execute',
   'tools/result',
 ])
@@ -39,6 +40,8 @@ export interface ScopedTool {
   description: string
   parameters: { [key: string]: unknown }
   concurrent: boolean
+  /** `ToolDefinition.readOnly`: the tool only reads (approval policies decide it by `readOnly`). */
+  readOnly: boolean
   execute: (args: never, exec: never) => unknown
   available?: (agent: Agent) => boolean
 }

@@ -38,6 +38,12 @@ export function childHeader(plan: StartPlan): NonNullable<CreateAgentOptions['he
   if (plan.seed) header.seedLength = plan.seed.length
   if (plan.request.label !== undefined) header.label = plan.request.label
   if (plan.request.callId !== undefined) header.callId = plan.request.callId
+  // fields a plugin recorded (`plan.recordHeader`): the driver carries them, their owners judge them
+  const recorded = plan.recordedHeader
+  if (recorded !== undefined) {
+    if (recorded.agent !== undefined) header.agent = recorded.agent
+    if (recorded.approval !== undefined) header.approval = recorded.approval
+  }
   return header
 }
 

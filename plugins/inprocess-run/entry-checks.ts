@@ -6,13 +6,15 @@ import { contentBlockProblem } from '../../lib/content.ts'
 import type { Listener } from '../../lib/dispatch.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
+import { approvalPolicyProblems } from '../../lib/approval/policy.ts'
 import { forkSeed } from '../../lib/fork-seed.ts'
+import { type RecordedHeaderField, recordedHeaderValue } from '../../lib/session-header.ts'
 import { assertReservation } from '../../lib/tree-budget.ts'
-import type { RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
+import type { ApprovalPolicy, RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start. */
-export const capabilityFields = ['outputSchema', 'budget'] as const
+export const capabilityFields = ['outputSchema', 'budget', 'approval'] as const
 
 export { abortedBeforePublication }
 
@@ -38,6 +40,7 @@ export class StartPlan implements SubagentPlan {
   /** Claimed capability fields and their validators; made on the first claim. */
   declare claims?: Map<string, (() => void) | undefined>
   #depthCap: number
+  #recorded: { agent?: string; approval?: ApprovalPolicy } | undefined
   #ticket: RunTicket | undefined
   #moreTickets: RunTicket[] | undefined
 
@@ -61,6 +64,18 @@ export class StartPlan implements SubagentPlan {
     this.inheritedPreExecute = undefined
     this.claims = undefined
     this.#depthCap = request.maxDepth ?? Number.POSITIVE_INFINITY
+    this.#recorded = undefined
+  }
+
+  get recordedHeader(): { readonly agent?: string; readonly approval?: ApprovalPolicy } | undefined {
+    return this.#recorded
+  }
+
+  recordHeader(field: RecordedHeaderField, value: unknown): void {
+    const checked = recordedHeaderValue(field, value)
+    const recorded = (this.#recorded ??= {})
+    if (field === 'agent') recorded.agent = checked as string
+    else recorded.approval = checked as ApprovalPolicy
   }
 
   get depthCap(): number {
@@ -186,6 +201,7 @@ function assertRequestShape(request: SubagentStartRequest): void {
   }
   // step 0 whether or not a plugin serves the field: its shape is public (SPEC §9), its service is not
   if (request.budget !== undefined) assertReservation(request.budget)
+  if (request.approval !== undefined) assertApprovalPolicy(request.approval)
   if (agentOptions !== undefined && (typeof agentOptions !== 'object' || agentOptions === null || Array.isArray(agentOptions))) {
     throw new TypeError('subagent request agentOptions must be an object')
   }
@@ -260,6 +276,12 @@ export function readStartSeed(options: SubagentStartOptions | undefined): readon
   } catch (error) {
     throw new TypeError(`subagent start options seed could not be read: ${thrownMessage(error)}`, { cause: error })
   }
+}
+
+/** Step 0 for `approval` (SPEC §11.1 shape): a `TypeError` listing every problem. */
+function assertApprovalPolicy(value: unknown): void {
+  const problems = approvalPolicyProblems(value, 'subagent request approval')
+  if (problems.length) throw new TypeError(problems.join('; '))
 }
 
 /** Step 5, after `subagent/prepare` listeners had their say: throws `SubagentDepthError` beyond the cap. */

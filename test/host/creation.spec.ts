@@ -426,6 +426,24 @@ describe('agent options (SPEC §1.3)', () => {
     })
   }
 
+  it('rejects a malformed approval option with every problem and no trace', async () => {
+    const s = await scene()
+    const error = await rejectionOf(s.create({ sessionId: 'm', agentOptions: { approval: { default: 'ask', rules: [{ tool: 'x' }] } as never } }))
+    expect(error.message).to.equal('agent option approval rules[0] decision must be "allow", "ask" or "deny"')
+    expect(error.code).to.equal('INVALID_OPTIONS')
+    expect(s.root.agents.get('m')).to.equal(undefined)
+  })
+
+  it('keeps the approval option as a frozen copy that later changes to the given policy do not reach', async () => {
+    const s = await scene()
+    const approval = { default: 'ask' as 'ask' | 'allow', rules: [{ tool: 'shell', decision: 'deny' as const }] }
+    const { agent } = await s.create({ agentOptions: { approval } })
+    approval.default = 'allow'
+    approval.rules.length = 0
+    expect(agent.options.approval).to.deep.equal({ default: 'ask', rules: [{ tool: 'shell', decision: 'deny' }] })
+    expect(Object.isFrozen(agent.options.approval)).to.equal(true)
+  })
+
   it('freezes a copy of the options', async () => {
     const s = await scene()
     const agentOptions = { maxTokens: 64, custom: 'kept' }

@@ -40,6 +40,22 @@ describe('session headers (SPEC §1.2)', () => {
     })
   }
 
+  it('keeps the header fields agent and approval given to create', async () => {
+    const s = await scene()
+    const approval = { default: 'ask' as const, rules: [{ tool: 'shell', decision: 'deny' as const }] }
+    const { agent } = await s.create({ header: { agent: 'reviewer', approval } })
+    expect(agent.session.header.agent).to.equal('reviewer')
+    expect(agent.session.header.approval).to.deep.equal(approval)
+    expect(Object.isFrozen(agent.session.header.approval)).to.equal(true)
+  })
+
+  it('rejects a malformed approval header given to create and leaves no trace', async () => {
+    const s = await scene()
+    const created = s.create({ sessionId: 'bad', header: { approval: { rules: [{ tool: 'x', decision: 'maybe' }] } as never } })
+    expect((await rejectionOf(created)).message).to.equal('session header approval rules[0] decision must be "allow", "ask" or "deny", not "maybe"')
+    expect(s.root.sessions.get('bad')).to.equal(undefined)
+  })
+
   it('keeps the lineage fields label and callId', async () => {
     const s = await scene()
     const { agent } = await s.create({ header: { parentSession: 'parent', label: 'review', callId: 'call_7' } })

@@ -69,4 +69,38 @@ describe('buildHeader (the session header rule, SPEC §1.2)', () => {
     expect(buildHeader(fields).label).to.equal('checked')
     expect(reads).to.equal(1)
   })
+
+  it('keeps an approval policy as a frozen copy, its rules frozen too', () => {
+    const approval = { default: 'ask', rules: [{ tool: 'shell', decision: 'deny' }] }
+    const header = buildHeader({ ...base, approval })
+    expect(header.approval).to.deep.equal(approval)
+    expect(header.approval).not.to.equal(approval)
+    expect(Object.isFrozen(header.approval)).to.equal(true)
+    expect(Object.isFrozen(header.approval!.rules![0])).to.equal(true)
+  })
+
+  it('rejects a malformed approval policy naming every problem', () => {
+    const error = failure({ ...base, approval: { default: 'alow', rules: 'x' } })
+    expect(error.code).to.equal('INVALID_SESSION')
+    expect(error.message).to.equal(
+      'session header approval default must be "allow", "ask" or "deny" (did you mean "allow"?); session header approval rules must be an array of {tool, decision}',
+    )
+  })
+
+  it('keeps an agent definition name', () => {
+    expect(buildHeader({ ...base, agent: 'code-reviewer' }).agent).to.equal('code-reviewer')
+  })
+
+  for (const bad of ['Reviewer', '', '1x', 5, 'a'.repeat(65)]) {
+    it(`rejects an agent of ${JSON.stringify(bad).slice(0, 20)} as not a definition name`, () => {
+      const error = failure({ ...base, agent: bad })
+      expect(error.code).to.equal('INVALID_SESSION')
+      expect(error.message).to.equal('session header agent must be a definition name matching /^[a-z][a-z0-9-]{0,63}$/')
+    })
+  }
+
+  it('puts agent and approval after the depth fields', () => {
+    const header = buildHeader({ approval: {}, agent: 'a', seedLength: 0, ...base })
+    expect(Object.keys(header)).to.deep.equal(['id', 'createdAt', 'seedLength', 'agent', 'approval'])
+  })
 })

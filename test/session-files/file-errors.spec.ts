@@ -71,6 +71,12 @@ describe('session file validation on resume', () => {
     ['a string delegationDepth', { delegationDepth: '1' }, 'session header delegationDepth must be a non-negative safe integer'],
     ['a negative seedLength', { seedLength: -1 }, 'session header seedLength must be a non-negative safe integer'],
     ['a fractional seedLength', { seedLength: 0.5 }, 'session header seedLength must be a non-negative safe integer'],
+    ['an agent that is not a definition name', { agent: 'Reviewer' }, 'session header agent must be a definition name matching /^[a-z][a-z0-9-]{0,63}$/'],
+    [
+      'an approval policy with a wrong decision word',
+      { approval: { default: 'asq' } },
+      'session header approval default must be "allow", "ask" or "deny" (did you mean "ask"?)',
+    ],
   ]
   for (const [what, fields, message] of malformed) {
     it(`rejects a header with ${what} and leaves no trace`, async () => {

@@ -2,6 +2,7 @@
  * The option checks of `agents.create`/`resume` (SPEC §1.3): plain copies, each field read once,
  * and frozen agent options.
  */
+import { approvalPolicyProblems, readApprovalPolicy } from '../../../lib/approval/policy.ts'
 import { SubagentError, thrownMessage } from '../../../lib/errors.ts'
 import type { Agent, AgentOptions, CreateAgentOptions } from '../../../lib/types.ts'
 
@@ -30,7 +31,16 @@ export function freezeOptions(options: AgentOptions | undefined): Readonly<Agent
   assertPositiveSafeInteger(copy.maxSteps, 'maxSteps')
   assertOptionalString(copy.provider, 'provider')
   assertOptionalString(copy.model, 'model')
+  // kept as a frozen copy: a policy changed in place after the start must not loosen the guard
+  if (copy.approval !== undefined) copy.approval = checkedApproval(copy.approval)
   return Object.freeze(copy)
+}
+
+/** `approval` (SPEC §11.1) as a frozen policy; `INVALID_OPTIONS` listing every problem. */
+function checkedApproval(value: unknown): AgentOptions['approval'] {
+  const problems = approvalPolicyProblems(value, 'agent option approval')
+  if (problems.length) throw new SubagentError('INVALID_OPTIONS', problems.join('; '))
+  return readApprovalPolicy(value, 'agent option approval')
 }
 
 function assertPositiveSafeInteger(value: unknown, key: 'maxTokens' | 'maxSteps'): void {

@@ -4,6 +4,8 @@ import { compileSchema } from '../../../lib/json-validation.ts'
 import { SmallMap } from '../../../lib/small-map.ts'
 import type {
   Agent,
+  ApprovalSubject,
+  ApprovalVerdict,
   ExecuteRequest,
   PreExecuteDecision,
   JsonSchema,
@@ -44,6 +46,19 @@ declare module 'cordis' {
       result: ToolResult,
       next: () => Promise<ToolResult>,
     ): ToolResult | Promise<ToolResult>
+    /**
+     * The approval point (SPEC §11.2): after the `tools/pre-execute` waterfall, the guards and the
+     * argument check (a call they refuse never gets here), before the body. Return `next()` (a
+     * promise of the inner listeners' verdict) or a verdict; a listener may wait (a person
+     * deciding), and the call waits with it. A deny becomes the error result `Error: <reason>`
+     * with its `code` (default `TOOL_DENIED`); a throw becomes an error result (code
+     * `HOOK_FAILED`): a failing approver never lets a call through. @mode waterfall
+     */
+    'tools/approve'(
+      exec: ToolExecution,
+      tool: ApprovalSubject,
+      next: () => Promise<ApprovalVerdict>,
+    ): ApprovalVerdict | Promise<ApprovalVerdict>
     /** The authoritative final outcome of one execution. Observe-only, contained. @mode emit */
     'tools/result'(exec: ToolExecution, result: ToolResult): void
   }
@@ -72,6 +87,9 @@ function assertDefinition(def: ToolDefinition): void {
   if (typeof def.execute !== 'function') throw new TypeError(`tool "${def.name}" execute must be a function`)
   if (def.concurrent !== undefined && typeof def.concurrent !== 'boolean') {
     throw new TypeError(`tool "${def.name}" concurrent must be a boolean`)
+  }
+  if (def.readOnly !== undefined && typeof def.readOnly !== 'boolean') {
+    throw new TypeError(`tool "${def.name}" readOnly must be a boolean`)
   }
   if (def.available !== undefined && typeof def.available !== 'function') {
     throw new TypeError(`tool "${def.name}" available must be a function`)
@@ -117,6 +135,7 @@ interface Snapshot {
   readonly description: string
   readonly parameters: JsonSchema
   readonly concurrent: boolean | undefined
+  readonly readOnly: boolean | undefined
   readonly execute: ToolDefinition['execute']
   readonly available: ToolDefinition['available']
 }
@@ -140,6 +159,7 @@ function snapshotOf(def: ToolDefinition): ScopedTool {
     // the one part of the schema check not cached by object: a root changed in place fails again
     def.parameters.type === 'object' &&
     known.concurrent === def.concurrent &&
+    known.readOnly === def.readOnly &&
     known.execute === def.execute &&
     known.available === def.available
   ) {
@@ -151,11 +171,12 @@ function snapshotOf(def: ToolDefinition): ScopedTool {
     description: def.description,
     parameters: def.parameters,
     concurrent: def.concurrent === true,
+    readOnly: def.readOnly === true,
     execute: def.execute.bind(def) as ScopedTool['execute'],
     ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
   })
-  const { name, description, parameters, concurrent, execute, available } = def
-  snapshots.set(def, { tool, name, description, parameters, concurrent, execute, available })
+  const { name, description, parameters, concurrent, readOnly, execute, available } = def
+  snapshots.set(def, { tool, name, description, parameters, concurrent, readOnly, execute, available })
   return tool
 }
 

@@ -1,6 +1,6 @@
 /**
  * One tool execution, start to finish: resolve → parse → `tools/pre-execute` → guards → validate →
- * body → `tools/post-execute` → `tools/result`. Every path ends in exactly one `tools/result`.
+ * `tools/approve` → body → `tools/post-execute` → `tools/result`. Every path ends in exactly one `tools/result`.
  */
 import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
@@ -8,7 +8,7 @@ import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.
 import { parseFrozenJson, toFrozenJson } from '../../../lib/frozen-json.ts'
 import { formatInvalidArguments, jsonViolations } from '../../../lib/json-validation.ts'
 import { redactSecrets } from '../../../lib/redact.ts'
-import type { Agent, ExecuteRequest, PreExecuteDecision, ToolCallBlock, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
+import type { Agent, ApprovalVerdict, ExecuteRequest, PreExecuteDecision, ToolCallBlock, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 
 const neverAborted = new AbortController().signal
@@ -239,6 +239,8 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
   }
   // guards run after the whole waterfall, so no listener can override them
   result ??= guardDenial(exec, pipeline.guards) ?? argumentsDenial(tool, exec.args)
+  // asked last: a person is never asked about a call that would be refused anyway
+  if (result === undefined && dispatcher.has('tools/approve', scope)) result = await approvalDenial(tool, exec, pipeline)
   if (result === undefined) {
     try {
       result = toResult(await (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec))
@@ -260,6 +262,24 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
   }
   dispatcher.emit(scope, 'tools/result', exec, sealed(result))
   return result
+}
+
+/** The `tools/approve` verdict as an error result for a refused call, or `undefined` to run the body. */
+async function approvalDenial(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult | undefined> {
+  let verdict: ApprovalVerdict | undefined
+  try {
+    verdict = await pipeline.dispatcher.waterfallAsync<ApprovalVerdict>(pipeline.scope, 'tools/approve', [exec, { readOnly: tool.readOnly }], allowed)
+  } catch (error) {
+    return errorResult(`tools/approve listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+  }
+  if (verdict?.kind !== 'deny') return undefined
+  const code = typeof verdict.code === 'string' ? verdict.code : 'TOOL_DENIED'
+  return errorResult(String(verdict.reason), code as ErrorCode)
+}
+
+const allowedVerdict: ApprovalVerdict = Object.freeze({ kind: 'allow' })
+function allowed(): ApprovalVerdict {
+  return allowedVerdict
 }
 
 /** The error result for arguments that break the tool's parameter schema, or `undefined`. */
