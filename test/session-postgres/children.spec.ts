@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import type { AgentHandle } from '../../lib/types.ts'
 import { type PostgresCluster, usePostgres } from '../support/postgres.ts'
 import { rejectionOf } from '../support/scene.ts'
 import { createPostgresHost, query, scriptedOptions } from './fixture.ts'
@@ -14,7 +15,7 @@ describe('SessionPostgres session/children and load', () => {
     const host = await createPostgresHost(cluster)
     const parent = await host.root.agents.create({ agentOptions: scriptedOptions })
     const header = { parentSession: parent.agent.id, origin: 'subagent' as const, delegationDepth: 1 }
-    const children = []
+    const children: AgentHandle[] = []
     for (let i = 0; i < 4; i++) children.push(await host.root.agents.create({ owner: parent.agent, header, agentOptions: scriptedOptions }))
     const grandchild = await host.root.agents.create({ owner: children[0]!.agent, header: { ...header, parentSession: children[0]!.agent.id }, agentOptions: scriptedOptions })
     await children[2]!.dispose()
