@@ -18,6 +18,7 @@ import { prepareSchema, schemaNamePattern, type Tables, tablesOf } from './schem
 import { PostgresWriter } from './writer.ts'
 
 export { SessionStoreError, TreeLeasedError } from './errors.ts'
+export { checkConnection, readStoredSessions, type StoredSessionRow } from './stored-sessions.ts'
 export { formatVersion } from './schema.ts'
 
 declare module 'cordis' {

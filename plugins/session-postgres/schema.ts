@@ -68,7 +68,7 @@ function createStatements(t: Tables): string[] {
 export async function prepareSchema(client: Queryable, tables: Tables): Promise<void> {
   const { schema } = tables
   try {
-    await client.query('BEGIN')
+    await client.query('begin')
     try {
       await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 1))`, [`subagent-inprocess schema ${schema}`])
       const found = await client.query<{ exists: string | null }>(`SELECT to_regclass($1) AS exists`, [`"${schema}".format`])
@@ -81,9 +81,9 @@ export async function prepareSchema(client: Queryable, tables: Tables): Promise<
         // formats older than `formatVersion` would be migrated here; 1 is the first
         await checkColumns(client, tables)
       }
-      await client.query('COMMIT')
+      await client.query('commit')
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
+      await client.query('rollback').catch(() => {})
       throw error
     }
   } catch (error) {

@@ -7,9 +7,11 @@ import {
   ContentFilterError,
   PeerDependencyError,
   SessionFileError,
+  SessionStoreError,
   SubagentBudgetError,
   SubagentDepthError,
   SubagentError,
+  TreeLeasedError,
   UnsupportedCapabilityError,
   UnsupportedSchemaError,
 } from '../../index.ts'
@@ -41,6 +43,8 @@ const classes: Record<string, [build: () => SubagentError, code: string]> = {
   ModelRequestError: [() => new ModelRequestError('x'), 'MODEL_FAILED'],
   ContentFilterError: [() => new ContentFilterError(), 'CONTENT_FILTERED'],
   SessionFileError: [() => new SessionFileError('s', 'x'), 'SESSION_FILE'],
+  SessionStoreError: [() => new SessionStoreError('x'), 'SESSION_STORE'],
+  TreeLeasedError: [() => new TreeLeasedError('r'), 'TREE_LEASED'],
   CordisAssumptionError: [() => new CordisAssumptionError('x'), 'PEER_DEPENDENCY'],
 }
 
@@ -59,6 +63,12 @@ const foreignCodes = new Set([
   'ENOENT',
   'EMFILE',
   'ENFILE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
   'ERR_MODULE_NOT_FOUND',
   'MODULE_NOT_FOUND',
   'ERR_UNKNOWN_FILE_EXTENSION',

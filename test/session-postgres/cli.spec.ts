@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { expect } from 'chai'
+import { openStream } from '../inspector/client.ts'
+import { type Workspace, workspace } from '../loader/fixture.ts'
+import { projectRoot, runCli } from '../support/cli.ts'
+import { freshSchema, type PostgresCluster, usePostgres } from '../support/postgres.ts'
+import { query } from './fixture.ts'
+
+const root = new URL('../../', import.meta.url).pathname
+
+/** A plugin that runs one scripted turn of agent `cli-root`, waits for the store, then asks to exit. */
+const probe = `import type { Context } from 'cordis'
+export default function Probe(ctx: Context) {
+  ctx.scripted.push({ text: 'stored in postgres' })
+  void (async () => {
+    const { agent } = await ctx.agents.create({ sessionId: 'cli-root', agentOptions: { provider: 'scripted', model: 'm' } })
+    agent.followup('go')
+    await agent.whenIdle()
+    await ctx.sessionPostgres.flush()
+    ctx.emit('loader/exit', 0)
+  })()
+}
+Probe.inject = ['agents', 'scripted', 'sessionPostgres']
+`
+
+describe('subagent-inprocess with --sessions postgres://…', function () {
+  // each case starts a Node process with tsx
+  this.timeout(60_000)
+  let cluster: PostgresCluster
+  let space: Workspace
+
+  before(async function () {
+    cluster = await usePostgres(this)
+  })
+
+  beforeEach(() => {
+    space = workspace()
+  })
+
+  afterEach(() => space.cleanup())
+
+  it('start keeps the sessions in the schema the URL names, and inspect serves them', async () => {
+    const schema = freshSchema('cli')
+    const url = `${cluster.connectionString}?schema=${schema}`
+    space.write('probe.ts', probe)
+    space.write(
+      'cordis.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  scripted: { path: ${root}plugins/scripted-model/index.ts }
+  probe: { path: ./probe.ts }
+`,
+    )
+    const outcome = await runCli(['start', space.configFile, '--sessions', url, '--quiet'])
+    expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
+    const types = await query<{ type: string }>(cluster, `SELECT type FROM "${schema}".events WHERE session_id = 'cli-root' ORDER BY seq`)
+    expect(types.map((row) => row.type)).to.include.members(['turn/start', 'assistant/message', 'turn/end'])
+
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'inspect', url], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const page = await new Promise<string>((resolve) => {
+      let stdout = ''
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk
+        const match = /inspector: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)
+        if (match) resolve(match[1]!)
+      })
+    })
+    const client = await openStream(page)
+    const snapshot = (await client.next('snapshot')).data as { agents: { id: string }[]; problems: string[] }
+    client.disconnect()
+    child.kill('SIGTERM')
+    expect(await exited).to.equal(0)
+    expect(snapshot.agents.map((agent) => agent.id)).to.deep.equal(['cli-root'])
+    expect(snapshot.problems).to.deep.equal([])
+  })
+
+  it('says in one line that the store cannot be used, password hidden, and exits with 1', async () => {
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    await new Promise((resolve) => server.close(resolve))
+    space.write('cordis.yml', `plugins:\n  host: { path: ${root}plugins/host/index.ts }\n`)
+    const outcome = await runCli(['start', space.configFile, '--sessions', `postgres://u:secret@127.0.0.1:${port}/db`, '--quiet'])
+    expect(outcome.code).to.equal(1)
+    expect(outcome.stderr).to.equal(
+      `cannot use the session store "postgres://u:***@127.0.0.1:${port}/db": PostgreSQL could not be reached: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    )
+  })
+})
