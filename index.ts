@@ -4,7 +4,7 @@
  */
 
 // first: fail on an unsupported cordis before anything uses it
-import './plugins/host/cordis-peer.ts'
+import './cordis-glue/peer.ts'
 
 export { CodeMode } from './plugins/code-mode/index.ts'
 export { DepthPolicy } from './plugins/depth-policy/index.ts'
@@ -25,12 +25,12 @@ export {
   BACKGROUND_DELIVERED_EVENT,
   BACKGROUND_START_EVENT,
   interruptedBackgroundRuns,
-} from './lib/background-record.ts'
+} from './lib/delegation/background-record.ts'
 export { TreeBudget } from './plugins/tree-budget/index.ts'
-export type { BudgetRemaining } from './lib/tree-budget.ts'
+export type { BudgetRemaining } from './lib/delegation/tree-budget.ts'
 export { spanAttributes, Tracing, tracingFailedMessage } from './plugins/tracing/index.ts'
 export { Inspector, type InspectorSource, InspectorServer, readSavedSessions } from './plugins/inspector/index.ts'
-export type { AgentView } from './lib/agent-view.ts'
+export type { AgentView } from './lib/session/agent-view.ts'
 
 export {
   AgentDisposedError,
@@ -41,12 +41,12 @@ export {
   UnsupportedSchemaError,
 } from './lib/errors.ts'
 export type { ErrorCode } from './lib/errors.ts'
-export type { Diagnostic, DiagnosticKey, DiagnosticParams } from './lib/diagnostic.ts'
+export type { Diagnostic, DiagnosticKey, DiagnosticParams } from './lib/text/diagnostic.ts'
 export type * from './lib/types.ts'
-export { buildSessionTree, type SessionTreeNode } from './lib/session-tree.ts'
-export { isEvent, isKnownEvent } from './lib/session-event.ts'
-export type { JsonSchemaType, OutputSchema, StructuredOf } from './lib/structured-type.ts'
-export { subsetOfSchemastery } from './lib/schemastery-subset.ts'
+export { buildSessionTree, type SessionTreeNode } from './lib/delegation/session-tree.ts'
+export { isEvent, isKnownEvent } from './lib/session/session-event.ts'
+export type { JsonSchemaType, OutputSchema, StructuredOf } from './lib/schema/structured-type.ts'
+export { subsetOfSchemastery } from './lib/schema/schemastery-subset.ts'
 export {
   type PrintTranscriptOptions,
   printTranscript,

@@ -5,7 +5,7 @@
  * before the config, `inspect` reads the saved sessions from it.
  */
 import type { Context } from 'cordis'
-import { type AgentView, applyEvent, viewOfHeader } from '../lib/agent-view.ts'
+import { type AgentView, applyEvent, viewOfHeader } from '../lib/session/agent-view.ts'
 import type { SessionEvent } from '../lib/types.ts'
 import { type InspectorSource, readSavedSessions } from '../plugins/inspector/index.ts'
 

@@ -10,11 +10,11 @@
  * `--quiet`: errors only, and no transcript — the final summary and errors, for CI).
  */
 // first: fail on an unsupported cordis before anything uses it
-import '../plugins/host/cordis-peer.ts'
+import '../cordis-glue/peer.ts'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { thrownMessage } from '../lib/errors.ts'
-import { isLocale, type Locale } from '../lib/i18n.ts'
+import { isLocale, type Locale } from '../lib/text/i18n.ts'
 import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'

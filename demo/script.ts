@@ -5,7 +5,7 @@
  * four children of the fan-out overlap and finish out of order.
  */
 import { textOf } from '../lib/content.ts'
-import { LOCALES } from '../lib/i18n.ts'
+import { LOCALES } from '../lib/text/i18n.ts'
 import type { ModelMessage, ModelRequest } from '../lib/types.ts'
 import { text } from '../locales/index.ts'
 import type { ScriptedResponse } from '../plugins/scripted-model/index.ts'

@@ -18,9 +18,9 @@ import type {
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
 import { textOf } from '../lib/content.ts'
-import { isKnownEvent } from '../lib/session-event.ts'
-import { StreamedLines, type StreamedPiece } from '../lib/streamed-lines.ts'
-import { printable } from '../lib/terminal-text.ts'
+import { isKnownEvent } from '../lib/session/session-event.ts'
+import { StreamedLines, type StreamedPiece } from '../lib/text/streamed-lines.ts'
+import { printable } from '../lib/text/terminal-text.ts'
 import { diagnosticIn, hasText, type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 
 /** How much the console shows: `quiet` only summaries and errors, `verbose` hook lines too. */

@@ -3,7 +3,7 @@
  * drops unknown keys without a word, so a typo (`maxdepth` for `maxDepth`) would silently leave
  * the default in force.
  */
-import { closestName } from './closest-name.ts'
+import { closestName } from './text/closest-name.ts'
 
 /** The parts of a schemastery schema this check reads (`type`, and `dict` / `list` by type). */
 export interface SchemaShape {

@@ -2,10 +2,10 @@
  * Event dispatch over a listener table (name → `{callback}` entries, in order): cheap when nobody
  * listens, and able to add one extra listener list (an agent's own) after the table's. Plain code:
  * it reads the table it is handed and registers nothing; the host hands it cordis's
- * (plugins/host/cordis-bridge.ts).
+ * (cordis-glue/bridge.ts).
  */
 import { HookMisuseError } from './errors.ts'
-import { isThenable } from './thenable.ts'
+import { isThenable } from './async/thenable.ts'
 
 export type Listener = (...args: never[]) => unknown
 

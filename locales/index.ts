@@ -16,8 +16,8 @@ import {
   sections,
   type TextParams,
   translate,
-} from '../lib/i18n.ts'
-import { boundDiagnostic, type Diagnostic } from '../lib/diagnostic.ts'
+} from '../lib/text/i18n.ts'
+import { boundDiagnostic, type Diagnostic } from '../lib/text/diagnostic.ts'
 import { SubagentError } from '../lib/errors.ts'
 import type { SubagentResult } from '../lib/types.ts'
 

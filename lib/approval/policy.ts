@@ -2,7 +2,7 @@
  * Approval policies (SPEC §11.1): their shape, the check that reads one from untrusted input, the
  * decision a policy gives a tool call, and the strictest merge of two policies. Pure: no cordis.
  */
-import { closestName } from '../closest-name.ts'
+import { closestName } from '../text/closest-name.ts'
 
 /** What a policy decides for a call, from least to most guarded. */
 export type ApprovalDecisionWord = 'allow' | 'ask' | 'deny'

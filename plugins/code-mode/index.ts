@@ -5,7 +5,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { updateInPlace } from '../host/index.ts'
-import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import { MAX_TIMER_DELAY_MS } from '../../lib/async/timer-delay.ts'
 import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, DEFAULT_WAITING_ARGUMENT_BYTES, MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from './sandbox.ts'
 import { locateInterpreterWasm } from './interpreter-code.ts'
 import { SandboxPool } from './worker-pool.ts'

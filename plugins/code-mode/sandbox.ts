@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import type { Worker } from 'node:worker_threads'
-import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import { isTimerDelay, MAX_TIMER_DELAY_MS } from '../../lib/async/timer-delay.ts'
 import {
   DEFAULT_MEMORY_BYTES,
   DEFAULT_TIMEOUT_MS,

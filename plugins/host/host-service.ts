@@ -2,7 +2,7 @@
  * The shape the host's hook-dispatching services share (`Tools`, `SystemPrompt`, `Sessions`).
  */
 import { type Context, Service } from 'cordis'
-import { skipShadow } from './cordis-bridge.ts'
+import { skipShadow } from '../../cordis-glue/bridge.ts'
 import type { HookDispatcher } from './scope.ts'
 
 /**

@@ -3,14 +3,14 @@
  * hold each other directly instead of paying cordis's context proxy on every turn.
  */
 // first: fail on an unsupported cordis before anything uses it
-import './cordis-peer.ts'
+import '../../cordis-glue/peer.ts'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import { redactSecrets } from '../../lib/redact.ts'
+import { redactSecrets } from '../../lib/text/redact.ts'
 import { Agents } from './agents/index.ts'
-import { routeListeners, updateInPlace } from './cordis-bridge.ts'
+import { routeListeners, updateInPlace } from '../../cordis-glue/bridge.ts'
 import { Models } from './models/index.ts'
 import { HookDispatcher, routeScopedListener } from './scope.ts'
 import { Sessions } from './sessions/index.ts'
@@ -18,7 +18,7 @@ import { SystemPrompt } from './system-prompt/index.ts'
 import { Tools } from './tools/index.ts'
 
 export { Agents, Models, Sessions, SystemPrompt, Tools }
-export { isDisposedForGood, listenDirect, updateInPlace } from './cordis-bridge.ts'
+export { isDisposedForGood, listenDirect, updateInPlace } from '../../cordis-glue/bridge.ts'
 export { AgentSlot } from './scope.ts'
 export { listenFor, listenersOf } from './agent-tables.ts'
 export type { CreateOptions, PreStepDecision, StoredSession } from './agents/index.ts'

@@ -8,7 +8,7 @@ import type { ErrorSink, Listener } from '../../lib/dispatch.ts'
 import { AgentDisposedError } from '../../lib/errors.ts'
 import type { SmallMap } from '../../lib/small-map.ts'
 import type { Agent, ModelAdapter, ToolGuard } from '../../lib/types.ts'
-import { Dispatch } from './cordis-bridge.ts'
+import { Dispatch } from '../../cordis-glue/bridge.ts'
 
 /**
  * Where an agent's scope is kept: on the host's agent object (made with it) and on the agent's

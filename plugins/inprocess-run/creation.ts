@@ -3,7 +3,7 @@
  */
 import type { Events } from 'cordis'
 import type { ListenerDispatch } from '../../lib/dispatch.ts'
-import { isThenable } from '../../lib/thenable.ts'
+import { isThenable } from '../../lib/async/thenable.ts'
 import type { Agent, AgentOptions, CreateAgentOptions, ToolGuard } from '../../lib/types.ts'
 import type { StartPlan } from './entry-checks.ts'
 

@@ -4,12 +4,12 @@
  */
 import { contentBlockProblem } from '../../lib/content.ts'
 import type { Listener } from '../../lib/dispatch.ts'
-import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/depth.ts'
+import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/delegation/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { approvalPolicyProblems } from '../../lib/approval/policy.ts'
-import { forkSeed } from '../../lib/fork-seed.ts'
-import { type RecordedHeaderField, recordedHeaderValue } from '../../lib/session-header.ts'
-import { assertReservation } from '../../lib/tree-budget.ts'
+import { forkSeed } from '../../lib/session/fork-seed.ts'
+import { type RecordedHeaderField, recordedHeaderValue } from '../../lib/session/session-header.ts'
+import { assertReservation } from '../../lib/delegation/tree-budget.ts'
 import type { ApprovalPolicy, RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
 

@@ -2,12 +2,12 @@
  * The handoff (SPEC §2.3–§2.5): after publication, subscribe the abort signal, send the prompt,
  * drive the child to idle and settle its result through `subagent/settle` and `subagent/end`.
  */
-import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/abort-signal.ts'
+import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/async/abort-signal.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { readResult } from '../../lib/read-result.ts'
+import { readResult } from '../../lib/session/read-result.ts'
 import type { RunTicket, SubagentInfo, SubagentResult, SubagentRun, SubagentStartRequest } from '../../lib/types.ts'
 import { englishDiagnostic } from '../../locales/index.ts'
-import type { Dispatch } from '../host/cordis-bridge.ts'
+import type { Dispatch } from '../../cordis-glue/bridge.ts'
 
 /**
  * What the handoff reads and marks on its run: the run itself is what `subagent/settle` listeners
@@ -27,7 +27,7 @@ export interface HandedOffRun extends SubagentRun {
 /**
  * The run's live abort listener (SPEC §2.3): when the request's signal aborts, marks the run
  * cancelled and cancels the child with cause `parent`. Its own subscription (see
- * lib/abort-signal.ts), shared with every other run of the same signal: one object per run, where
+ * lib/async/abort-signal.ts), shared with every other run of the same signal: one object per run, where
  * a callback, its record and its remover were three.
  */
 export class ParentAbort implements AbortSubscription {

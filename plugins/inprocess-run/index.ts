@@ -1,11 +1,11 @@
 import type { Context } from 'cordis'
-import { Dispatch, rawService } from '../host/cordis-bridge.ts'
-import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/abort-signal.ts'
-import { parentDepth } from '../../lib/depth.ts'
+import { Dispatch, rawService } from '../../cordis-glue/bridge.ts'
+import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/async/abort-signal.ts'
+import { parentDepth } from '../../lib/delegation/depth.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { rootIdOf } from '../../lib/lineage.ts'
-import { redactSecrets } from '../../lib/redact.ts'
-import type { OutputSchema, StructuredOf } from '../../lib/structured-type.ts'
+import { rootIdOf } from '../../lib/delegation/lineage.ts'
+import { redactSecrets } from '../../lib/text/redact.ts'
+import type { OutputSchema, StructuredOf } from '../../lib/schema/structured-type.ts'
 import type {
   Agent,
   DelegationOutlook,

@@ -2,7 +2,7 @@
  * What an agent could delegate now (SPEC §9): the facts the loaded policies report through
  * `subagent/outlook`, read by whoever shows them to the model or hides the delegation tool.
  */
-import { lowerCap } from '../../lib/depth.ts'
+import { lowerCap } from '../../lib/delegation/depth.ts'
 import type { Agent, BudgetLimit, DelegationBudget, DelegationOutlook } from '../../lib/types.ts'
 
 export class Outlook implements DelegationOutlook {

@@ -5,7 +5,7 @@
  * window while the page is open). A host cycle then pays no listener per session event, and the
  * folding of a whole window runs in one batch, outside the cycles.
  */
-import { type AgentView, applyEvent, viewOfHeader } from '../../lib/agent-view.ts'
+import { type AgentView, applyEvent, viewOfHeader } from '../../lib/session/agent-view.ts'
 import type { Session, SessionEvent } from '../../lib/types.ts'
 import type { InspectorSource } from './server.ts'
 

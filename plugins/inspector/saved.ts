@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type AgentView, applyEvent, viewOfHeader } from '../../lib/agent-view.ts'
+import { type AgentView, applyEvent, viewOfHeader } from '../../lib/session/agent-view.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import { parseSessionFile } from '../session-files/index.ts'

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { AgentView } from '../../lib/agent-view.ts'
+import type { AgentView } from '../../lib/session/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import { inspectorPage } from './page.ts'
 

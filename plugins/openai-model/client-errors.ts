@@ -4,7 +4,7 @@
  */
 import { APIConnectionTimeoutError, APIError } from 'openai'
 import { type SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { redactSecrets } from '../../lib/redact.ts'
+import { redactSecrets } from '../../lib/text/redact.ts'
 import { ContentFilterError, ModelRequestError, shorten, timeoutError } from './errors.ts'
 
 const malformedChunkReason = 'the server sent a stream chunk that is not JSON'

@@ -4,7 +4,7 @@
  */
 import { format } from 'node:util'
 import type { ClientOptions } from 'openai'
-import { redactSecrets } from '../../lib/redact.ts'
+import { redactSecrets } from '../../lib/text/redact.ts'
 import { shorten } from './errors.ts'
 
 type ClientLogger = NonNullable<ClientOptions['logger']>

@@ -5,7 +5,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
-import { MAX_TIMER_DELAY_MS } from '../../lib/timer-delay.ts'
+import { MAX_TIMER_DELAY_MS } from '../../lib/async/timer-delay.ts'
 import type { ModelAdapter } from '../../lib/types.ts'
 import type {} from '../host/index.ts'
 import { loadAdapterModule } from './client-module.ts'

@@ -6,9 +6,9 @@
  * leading text is its deltas' texts joined leaves that text out (`"streamed":true`). Version 1
  * (neither) is still read. Plain code: no I/O here.
  */
-import { streamedDelta } from '../../lib/streamed-steps.ts'
+import { streamedDelta } from '../../lib/session/streamed-steps.ts'
 import type { SessionEvent, SessionHeader } from '../../lib/types.ts'
-import { buildHeader } from '../../lib/session-header.ts'
+import { buildHeader } from '../../lib/session/session-header.ts'
 import { messages, SessionFileError } from './errors.ts'
 
 export const formatVersion = 2
@@ -53,7 +53,7 @@ export function encodeEvent(event: SessionEvent): string {
 
 /**
  * One run line, newline included: the streamed deltas `seq`, `seq + 1`, … of one step, each
- * `{turn, step, text}` with a text of `texts` (`lib/streamed-steps.ts`'s `streamedDelta` shape).
+ * `{turn, step, text}` with a text of `texts` (`lib/session/streamed-steps.ts`'s `streamedDelta` shape).
  */
 export function encodeRun(seq: number, turn: number, step: number, texts: readonly string[]): string {
   return `${JSON.stringify({ seq, deltas: { turn, step, texts } })}\n`

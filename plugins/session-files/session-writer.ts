@@ -7,7 +7,7 @@
  * crash mid-stream loses the held run, a tail, as a torn line would.
  */
 import { randomUUID } from 'node:crypto'
-import { streamedDelta } from '../../lib/streamed-steps.ts'
+import { streamedDelta } from '../../lib/session/streamed-steps.ts'
 import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
 import {
   encodeEvent,

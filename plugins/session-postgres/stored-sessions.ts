@@ -4,7 +4,7 @@
  * skipped; the others are still returned.
  */
 import { thrownMessage } from '../../lib/errors.ts'
-import { buildHeader } from '../../lib/session-header.ts'
+import { buildHeader } from '../../lib/session/session-header.ts'
 import type { SessionEvent, SessionHeader } from '../../lib/types.ts'
 import { loadPg } from './client-module.ts'
 import { messages, SessionStoreError } from './errors.ts'

@@ -4,8 +4,8 @@
  * code `INVALID_ARGS`), so the body only stages an already-valid value.
  */
 import { type ErrorCode, SubagentError } from '../../lib/errors.ts'
-import { frozenJsonWithin, JsonDepthError } from '../../lib/frozen-json.ts'
-import { formatInvalidArguments } from '../../lib/json-validation.ts'
+import { frozenJsonWithin, JsonDepthError } from '../../lib/json/frozen-json.ts'
+import { formatInvalidArguments } from '../../lib/schema/json-validation.ts'
 import type { Agent, ContentBlock, JsonSchema, JsonValue, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'

@@ -5,11 +5,11 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { listenDirect, rawService } from '../host/cordis-bridge.ts'
+import { listenDirect, rawService } from '../../cordis-glue/bridge.ts'
 import { AgentSlot, listenFor, type Tools } from '../host/index.ts'
-import { compileSchema } from '../../lib/json-validation.ts'
-import { requestedJsonSchema } from '../../lib/schemastery-subset.ts'
-import { assertSchemaSubset } from '../../lib/schema-subset.ts'
+import { compileSchema } from '../../lib/schema/json-validation.ts'
+import { requestedJsonSchema } from '../../lib/schema/schemastery-subset.ts'
+import { assertSchemaSubset } from '../../lib/schema/schema-subset.ts'
 import type {
   Agent,
   JsonSchema,
@@ -101,7 +101,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   const execute = captureBody(stateOf, texts)
   // checks a requested schema at the start (SPEC §2.1.6): the subset (`UnsupportedSchemaError`,
   // `unsupported JSON schema: …`, which also bounds its depth and size), then compiles its
-  // validator once per distinct schema (linear in the schema, see `lib/subset-validation.ts`)
+  // validator once per distinct schema (linear in the schema, see `lib/schema/subset-validation.ts`)
   // per start, from its entry check to its setup
   const checked = new WeakMap<SubagentPlan, ToolDefinition>()
   const schemas = new SchemaCache<ToolDefinition>(assertSchemaSubset, (schema) => {

@@ -1,13 +1,13 @@
 /**
  * Requested output schemas interned by their JSON text, so that starts with equal schemas share
  * one schema object and what hangs off it: one compiled validator (cached per schema object by
- * `lib/json-validation.ts`) and one tool definition. A caller that builds its schema afresh for
+ * `lib/schema/json-validation.ts`) and one tool definition. A caller that builds its schema afresh for
  * each start (the `subagent` tool parses one from every call) compiles it once, not per child.
  * The shared schema object is the cache's own deep-frozen copy of the text, so a caller that
  * changes its schema object later changes nothing a start already uses. Pure: no cordis.
  */
-import { parseFrozenJson } from '../../lib/frozen-json.ts'
-import { type JsonShape, jsonShapeOf, matchesJsonShape } from '../../lib/json-shape.ts'
+import { parseFrozenJson } from '../../lib/json/frozen-json.ts'
+import { type JsonShape, jsonShapeOf, matchesJsonShape } from '../../lib/json/json-shape.ts'
 import type { JsonSchema, JsonValue } from '../../lib/types.ts'
 
 /** Distinct schema texts kept at most; the least recently used one goes first. */

@@ -2,7 +2,7 @@
  * How a capture shapes its run's result (SPEC §3): the `subagent/settle` step shared by the live
  * plugin and by the runs it left behind when it was unloaded.
  */
-import type { Diagnostic } from '../../lib/diagnostic.ts'
+import type { Diagnostic } from '../../lib/text/diagnostic.ts'
 import type { SubagentResult, SubagentRun } from '../../lib/types.ts'
 import { englishDiagnostic } from '../../locales/index.ts'
 import type { CaptureState } from './stage.ts'

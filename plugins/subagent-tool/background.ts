@@ -4,7 +4,7 @@
  * disposed. Runs belong to their parent, never to a plugin instance: nothing here is tied to the
  * `SubagentTool` fiber, so a hot reload neither cancels nor forgets them.
  */
-import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/background-record.ts'
+import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/delegation/background-record.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import type { Agent, SubagentRun } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'

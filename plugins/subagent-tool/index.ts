@@ -4,7 +4,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService, updateInPlace } from '../host/cordis-bridge.ts'
+import { rawService, updateInPlace } from '../../cordis-glue/bridge.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import type { Agent } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
@@ -38,7 +38,7 @@ export {
   BACKGROUND_DELIVERED_EVENT,
   BACKGROUND_START_EVENT,
   interruptedBackgroundRuns,
-} from '../../lib/background-record.ts'
+} from '../../lib/delegation/background-record.ts'
 export { type BackgroundRunInfo, backgroundSettled } from './background.ts'
 
 export {

@@ -1,7 +1,7 @@
 /**
  * The `subagent` tool: what the parent model sees, and one delegation per call (SPEC §6).
  */
-import { subscribeAbort } from '../../lib/abort-signal.ts'
+import { subscribeAbort } from '../../lib/async/abort-signal.ts'
 import { SubagentError } from '../../lib/errors.ts'
 import type { JsonSchema, SubagentRun, SubagentStartRequest, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'

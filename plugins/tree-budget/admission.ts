@@ -3,8 +3,8 @@
  * starts wait first in first out. O(1) per start: a map lookup and a counter, plus a linked-line
  * push or shift for a start that waits.
  */
-import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/abort-signal.ts'
-import { type Place, WaitingLine } from '../../lib/waiting-line.ts'
+import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/async/abort-signal.ts'
+import { type Place, WaitingLine } from '../../lib/async/waiting-line.ts'
 
 interface Waiter {
   resolve(): void

@@ -3,7 +3,7 @@
  * Every agent gets a node the first time the budget hears of it; a node charges its pool (the
  * tree's, or the reservation it lives under) and adds to its own and every ancestor's usage.
  */
-import { type BudgetAmounts, Pool, type SpentLimit } from '../../lib/tree-budget.ts'
+import { type BudgetAmounts, Pool, type SpentLimit } from '../../lib/delegation/tree-budget.ts'
 import type { Agent, BudgetReservation, RunTicket, TreeUsage, Usage } from '../../lib/types.ts'
 import { amountsOf, childCount, continuedUsage, grantOf, usageBeyond, type OwnRecord, ownRecord } from './session-record.ts'
 import type { Lane } from './admission.ts'

@@ -14,8 +14,8 @@
  * (one model request per step) plus the `budget/child` records, all after its seed — or after its
  * last snapshot, added to the snapshot's figures.
  */
-import { assertReservation, type BudgetAmounts } from '../../lib/tree-budget.ts'
-import { isEvent } from '../../lib/session-event.ts'
+import { assertReservation, type BudgetAmounts } from '../../lib/delegation/tree-budget.ts'
+import { isEvent } from '../../lib/session/session-event.ts'
 import type { BudgetReservation, SessionEvent, TreeUsage } from '../../lib/types.ts'
 
 export const GRANT_EVENT = 'budget/grant'

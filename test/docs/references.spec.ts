@@ -12,7 +12,7 @@ const plugins = readdirSync(new URL('../../plugins/', import.meta.url), { withFi
   .filter((entry) => entry.isDirectory())
   .map((entry) => `plugins/${entry.name}/README.md`)
 const docs = ['README.md', 'docs/benchmarks.md', 'demo/TRANSCRIPT.md', 'test/reliability/README.md', ...plugins]
-const repoRoots = ['lib', 'plugins', 'test', 'bench', 'bin', 'demo', 'scripts', 'locales', 'docs']
+const repoRoots = ['cordis-glue', 'lib', 'plugins', 'test', 'bench', 'bin', 'demo', 'scripts', 'locales', 'docs']
 
 const exists = (path: string) => existsSync(new URL(`../../${path}`, import.meta.url))
 

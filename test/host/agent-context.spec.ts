@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { type Context, symbols } from 'cordis'
-import { rawService } from '../../plugins/host/cordis-bridge.ts'
+import { rawService } from '../../cordis-glue/bridge.ts'
 import { kScope, scopeOf } from '../../plugins/host/scope.ts'
 import { scene } from '../support/scene.ts'
 

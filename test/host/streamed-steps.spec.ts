@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import sinon from 'sinon'
-import { isCompactDelta, plainDeltasPerStep, StreamedStep } from '../../lib/streamed-steps.ts'
-import { textChunkLength } from '../../lib/text-pieces.ts'
+import { isCompactDelta, plainDeltasPerStep, StreamedStep } from '../../lib/session/streamed-steps.ts'
+import { textChunkLength } from '../../lib/session/text-pieces.ts'
 import type { Agent, ModelRequest, SessionEvent, StreamPart } from '../../lib/types.ts'
 import { lastOf, runTurn, type Scene, scene } from '../support/scene.ts'
 

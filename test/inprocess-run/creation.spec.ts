@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events'
 import { expect } from 'chai'
 import sinon from 'sinon'
-import { rawService } from '../../plugins/host/cordis-bridge.ts'
+import { rawService } from '../../cordis-glue/bridge.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import type { CreateOptions } from '../../plugins/host/index.ts'
 import type { AgentHandle } from '../../lib/types.ts'

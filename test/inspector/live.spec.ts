@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Fiber } from 'cordis'
-import type { AgentView } from '../../lib/agent-view.ts'
+import type { AgentView } from '../../lib/session/agent-view.ts'
 import Inspector, { serverErrorMessage } from '../../plugins/inspector/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { createHost, type Snapshot, type TestHost } from '../support/harness.ts'

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { AgentView } from '../../lib/agent-view.ts'
+import type { AgentView } from '../../lib/session/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
 import { badTargetMessage, type InspectorSource, InspectorServer, refusedHostMessage } from '../../plugins/inspector/index.ts'
 import { fetchWithHost, listeningServer, openStalled, openStream, sendRaw } from './client.ts'

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { buildSessionTree, type SessionTreeNode } from '../../lib/session-tree.ts'
+import { buildSessionTree, type SessionTreeNode } from '../../lib/delegation/session-tree.ts'
 import type { SubagentInfo } from '../../lib/types.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import { parseSessionFile } from '../../plugins/session-files/index.ts'

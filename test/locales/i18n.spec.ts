@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { SubagentError } from '../../lib/errors.ts'
-import { type Dictionaries, format, MissingTextError, textKeys, translate } from '../../lib/i18n.ts'
+import { type Dictionaries, format, MissingTextError, textKeys, translate } from '../../lib/text/i18n.ts'
 
 const dictionaries: Dictionaries = {
   'en-US': {

@@ -16,10 +16,10 @@ import {
   UnsupportedSchemaError,
 } from '../../index.ts'
 import { DisposedError, ERROR_CODES, HookMisuseError, isErrorCode } from '../../lib/errors.ts'
-import { MissingTextError } from '../../lib/i18n.ts'
+import { MissingTextError } from '../../lib/text/i18n.ts'
 import { ToolCallError } from '../../plugins/code-mode/errors.ts'
 import { TurnCancelledError } from '../../plugins/host/agents/agent.ts'
-import { CordisAssumptionError } from '../../plugins/host/cordis-bridge.ts'
+import { CordisAssumptionError } from '../../cordis-glue/bridge.ts'
 import { HostConfigError } from '../../plugins/loader/config-file.ts'
 import { ModelRequestError } from '../../plugins/openai-model/errors.ts'
 
@@ -82,7 +82,7 @@ function productFiles(dir: string): string[] {
     .map((file) => join(root, dir, file))
 }
 
-const sources = ['lib', 'plugins', 'locales'].flatMap(productFiles).map((file) => ({
+const sources = ['cordis-glue', 'lib', 'plugins', 'locales'].flatMap(productFiles).map((file) => ({
   file: relative(root, file),
   text: readFileSync(file, 'utf8'),
 }))

@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai'
 import type { Fiber } from 'cordis'
-import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/background-record.ts'
+import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/delegation/background-record.ts'
 import type { Agent, AgentHandle, ContentBlock, ModelRequest } from '../../lib/types.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
 import type { ScriptedResponse } from '../../plugins/scripted-model/index.ts'

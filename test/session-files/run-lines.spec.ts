@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { isCompactDelta, plainDeltasPerStep } from '../../lib/streamed-steps.ts'
+import { isCompactDelta, plainDeltasPerStep } from '../../lib/session/streamed-steps.ts'
 import type { ModelRequest, Session, SessionEvent, SessionHeader, StreamPart } from '../../lib/types.ts'
 import {
   encodeEvent,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import pg from 'pg'
-import { buildHeader } from '../../lib/session-header.ts'
+import { buildHeader } from '../../lib/session/session-header.ts'
 import type { Session, SessionEvent } from '../../lib/types.ts'
 import type { Queryable } from '../../plugins/session-postgres/pg-types.ts'
 import { prepareSchema, tablesOf } from '../../plugins/session-postgres/schema.ts'

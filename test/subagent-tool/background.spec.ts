@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Context, Fiber } from 'cordis'
-import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/background-record.ts'
+import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/delegation/background-record.ts'
 import type { Agent, ContentBlock, ToolResult } from '../../lib/types.ts'
 import SubagentTool from '../../plugins/subagent-tool/index.ts'
 import { eventsOf } from '../support/harness.ts'

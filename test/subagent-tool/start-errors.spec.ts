@@ -35,7 +35,7 @@ describe('subagent tool: start errors', () => {
     const fixture = await createFixture({ structuredOutput: true })
     const { result } = await delegate(fixture, { prompt: 'task', output_schema: { type: 'object', minProperties: 1 } })
     expect(result.code).to.equal('UNSUPPORTED_SCHEMA')
-    // the violation wording belongs to lib/schema-subset.ts; SPEC pins the prefix
+    // the violation wording belongs to lib/schema/schema-subset.ts; SPEC pins the prefix
     expect(textOf(result)).to.match(/^Error: unsupported JSON schema: .*"minProperties"/)
   })
 

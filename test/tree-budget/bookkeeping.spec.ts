@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import sinon from 'sinon'
-import { rawService } from '../../plugins/host/cordis-bridge.ts'
+import { rawService } from '../../cordis-glue/bridge.ts'
 import { createBudgetFixture } from './fixture.ts'
 
 /** The listener table of the host's events, as the dispatch reads it. */

@@ -11,7 +11,7 @@
  */
 import type { Context } from 'cordis'
 import { AgentDisposedError } from '../../../lib/errors.ts'
-import { type AgentContextParts, agentContextPrototype } from '../cordis-bridge.ts'
+import { type AgentContextParts, agentContextPrototype } from '../../../cordis-glue/bridge.ts'
 import { type AgentScope, kScope, routeScopedListener, scopeOf } from '../scope.ts'
 
 /** The plugin that backs an agent's scope context: the fiber itself is the point. */

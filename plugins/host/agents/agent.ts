@@ -4,12 +4,11 @@
 import type { Context } from 'cordis'
 import { copyContent } from '../../../lib/content.ts'
 import { AgentDisposedError, thrownMessage } from '../../../lib/errors.ts'
-import { toFrozenJson } from '../../../lib/frozen-json.ts'
-import { MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
-import { isKnownEvent } from '../../../lib/session-event.ts'
-import { cancelCauseProblem } from '../../../lib/session-event-shape.ts'
+import { toFrozenJson } from '../../../lib/json/frozen-json.ts'
+import { MAX_JSON_DATA_DEPTH } from '../../../lib/json/json-data.ts'
+import { isKnownEvent } from '../../../lib/session/session-event.ts'
+import { cancelCauseProblem } from '../../../lib/session/session-event-shape.ts'
 import type {
-  Agent,
   AgentOptions,
   AgentStatus,
   CancelCause,
@@ -19,9 +18,8 @@ import type {
 } from '../../../lib/types.ts'
 import { kScope } from '../scope.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
-import type { DisposalServices } from './disposal.ts'
+import { AgentRecord, type DisposalServices, type RecordedAgent } from './agent-record.ts'
 import { completed, type LoopServices, runTurn } from './loop.ts'
-import { AgentRecord } from './registry.ts'
 import { TurnState } from './turn-state.ts'
 
 export { TurnCancelledError } from './turn-state.ts'
@@ -57,7 +55,7 @@ function toContent(content: string | ContentBlock[]): ContentBlock[] {
 /**
  * `cause` as the frozen copy its turn/end holds (turn/end data → reason → cause: two levels above
  * it), checked to be an object with a string `kind`: a seed or a stored session holding a cause of
- * another shape is refused (`lib/session-event-shape.ts`), and what the loop writes must read back.
+ * another shape is refused (`lib/session/session-event-shape.ts`), and what the loop writes must read back.
  */
 function copyCause(cause: CancelCause): CancelCause {
   let copy: unknown
@@ -86,7 +84,7 @@ class AgentTurn extends TurnState {
   ended = false
 }
 
-export class HostAgent implements Agent {
+export class HostAgent implements RecordedAgent {
   // the public fields are `declare`d and assigned once, in the constructor, in the order they had
   // as parameter properties and initialized fields: those compile to an initializer that first
   // defines each as `undefined`, then the constructor stores it again (see plugins/host/README.md)
@@ -111,7 +109,7 @@ export class HostAgent implements Agent {
     session: SessionLog,
     options: Readonly<AgentOptions>,
     services: AgentRuntime,
-    owner: HostAgent | undefined,
+    owner: RecordedAgent | undefined,
     callerCtx: Context,
   ) {
     this.id = id

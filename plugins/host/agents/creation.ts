@@ -4,20 +4,20 @@
  * far before rejecting, so a rejected creation leaves no trace.
  */
 import type { Context } from 'cordis'
-import { subscribeAbort } from '../../../lib/abort-signal.ts'
+import { subscribeAbort } from '../../../lib/async/abort-signal.ts'
 import { SubagentError } from '../../../lib/errors.ts'
-import { isThenable } from '../../../lib/thenable.ts'
+import { isThenable } from '../../../lib/async/thenable.ts'
 import { flatUuid } from '../../../lib/uuid.ts'
 import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { kScope, scopeOf } from '../scope.ts'
 import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
 import { type CreateOptions, freezeOptions } from './create-options.ts'
-import { type DisposalServices, rollBack as rollBackAgent } from './disposal.ts'
+import { type AgentRecord, type DisposalServices, rollBack as rollBackAgent } from './agent-record.ts'
 import type { HookDispatcher } from '../scope.ts'
 import type { LoopServices } from './loop.ts'
 import type { PluginOwnership } from './plugin-ownership.ts'
-import type { AgentRecord } from './registry.ts'
+import type { AgentRegistry } from './registry.ts'
 
 /**
  * The caller's handle of a published agent, made as `create` resolves. The host keeps none: its
@@ -68,7 +68,7 @@ function abortError(id: string, signal: AbortSignal): Error {
 function abortRace(id: string, signal: AbortSignal): { promise: Promise<never>; settle: () => void } {
   let settle!: () => void
   const promise = new Promise<never>((_, reject) => {
-    // one listener per signal however many creations share it (see lib/abort-signal.ts)
+    // one listener per signal however many creations share it (see lib/async/abort-signal.ts)
     settle = subscribeAbort(signal, () => reject(abortError(id, signal)))
   })
   promise.catch(() => {})
@@ -99,6 +99,7 @@ async function rejectAfterRollBack(record: AgentRecord, error: unknown): Promise
 }
 
 export interface CreationServices extends DisposalServices {
+  registry: AgentRegistry
   ownership: PluginOwnership
   loop: LoopServices
   /** What an agent's context carries, by name (the host's services). */

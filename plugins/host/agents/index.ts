@@ -7,7 +7,7 @@
 import { type Context, Service } from 'cordis'
 import { SubagentError } from '../../../lib/errors.ts'
 import type { Agent, AgentHandle, AgentMeter, Session, SessionHeader } from '../../../lib/types.ts'
-import { skipShadow } from '../cordis-bridge.ts'
+import { skipShadow } from '../../../cordis-glue/bridge.ts'
 import { scopeOf } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
 import { AgentCreation, type StoredSession } from './creation.ts'

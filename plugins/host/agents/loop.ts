@@ -3,7 +3,7 @@
  * `TurnEndReason`; the caller appends `turn/end`.
  */
 import { SubagentError, thrownMessage as messageOf } from '../../../lib/errors.ts'
-import { isThenable } from '../../../lib/thenable.ts'
+import { isThenable } from '../../../lib/async/thenable.ts'
 import type {
   Agent,
   AgentMeter,

@@ -4,7 +4,7 @@
  * agent spends no effect of its own.
  */
 import type { Context } from 'cordis'
-import type { AgentRecord } from './registry.ts'
+import type { AgentRecord } from './agent-record.ts'
 
 export class PluginOwnership {
   readonly #owned = new WeakMap<Context['fiber'], Set<AgentRecord>>()

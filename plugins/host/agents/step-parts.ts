@@ -6,8 +6,8 @@
  * them.
  */
 import { SubagentError } from '../../../lib/errors.ts'
-import { plainDeltasPerStep, StreamedStep } from '../../../lib/streamed-steps.ts'
-import { TextPieces } from '../../../lib/text-pieces.ts'
+import { plainDeltasPerStep, StreamedStep } from '../../../lib/session/streamed-steps.ts'
+import { TextPieces } from '../../../lib/session/text-pieces.ts'
 import type { ToolCallBlock, Usage } from '../../../lib/types.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
 import type { ResultReader } from './turn-state.ts'
@@ -60,7 +60,7 @@ export class StepParts implements ResultReader {
   // the first delta's text as it is; from the second on, every piece, joined once at the end:
   // `+=` over a long stream would leave the message's text a chain of that many string pieces
   // (32 B each), held as long as the session is. In chunks: one list of a long stream's pieces
-  // would be a large object (`lib/text-pieces.ts`)
+  // would be a large object (`lib/session/text-pieces.ts`)
   private declare text: string
   private declare pieces: TextPieces | undefined
   // the step's compact deltas, past its first `plainDeltasPerStep`; `null` once an event of

@@ -1,6 +1,6 @@
 import { type Context, Service } from 'cordis'
 import type { Agent, ModelAdapter } from '../../../lib/types.ts'
-import { skipShadow } from '../cordis-bridge.ts'
+import { skipShadow } from '../../../cordis-glue/bridge.ts'
 import { installScoped, NameTable, scopeOf } from '../scope.ts'
 
 declare module 'cordis' {

@@ -1,12 +1,12 @@
 import type { Context } from 'cordis'
 import type { Session, SessionEvent, SessionHeader } from '../../../lib/types.ts'
-import { untrace } from '../cordis-bridge.ts'
+import { untrace } from '../../../cordis-glue/bridge.ts'
 import { HostService } from '../host-service.ts'
 import type { AgentScope, HookDispatcher } from '../scope.ts'
-import { buildHeader } from '../../../lib/session-header.ts'
+import { buildHeader } from '../../../lib/session/session-header.ts'
 import { type AppendObserver, SessionLog, validateSeed } from './session-store.ts'
 import { SubagentError } from '../../../lib/errors.ts'
-import { compactStoredSteps } from '../../../lib/streamed-steps.ts'
+import { compactStoredSteps } from '../../../lib/session/streamed-steps.ts'
 
 export { SessionLog, validateSeed }
 
@@ -64,7 +64,7 @@ export class Sessions extends HostService {
 
   /**
    * Rebuilds a stored session as it was (no seed marker): for `agents.resume`. Its long streamed
-   * steps are stored compactly, as the live session held them (`lib/streamed-steps.ts`).
+   * steps are stored compactly, as the live session held them (`lib/session/streamed-steps.ts`).
    */
   restore(header: SessionHeader, events: readonly SessionEvent[]): SessionLog {
     const validated = validateSeed(events)

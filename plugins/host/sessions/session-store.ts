@@ -1,11 +1,11 @@
 /**
  * One session log: a frozen header and an append-only list of frozen events (`seq === index`).
- * A long step's streamed deltas are compact events (`lib/streamed-steps.ts`).
+ * A long step's streamed deltas are compact events (`lib/session/streamed-steps.ts`).
  */
 import { SubagentError } from '../../../lib/errors.ts'
-import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json-data.ts'
-import { eventDataProblem } from '../../../lib/session-event-shape.ts'
-import { isCompactDelta, type StreamedStep } from '../../../lib/streamed-steps.ts'
+import { type JsonDataViolation, jsonDataViolation, MAX_JSON_DATA_DEPTH } from '../../../lib/json/json-data.ts'
+import { eventDataProblem } from '../../../lib/session/session-event-shape.ts'
+import { isCompactDelta, type StreamedStep } from '../../../lib/session/streamed-steps.ts'
 import type { AnySessionEvent, ContentBlock, SessionEvent, SessionEventData, SessionEventType, SessionHeader, Usage } from '../../../lib/types.ts'
 import type { AgentScope } from '../scope.ts'
 
@@ -14,7 +14,7 @@ export type AppendObserver = (session: SessionLog, event: SessionEvent) => void
 
 /**
  * Validates a seed or a stored session (contiguous `seq` from 0, string types, JSON data, and the
- * data shape of each event of a type the loop writes: `lib/session-event-shape.ts`) and returns
+ * data shape of each event of a type the loop writes: `lib/session/session-event-shape.ts`) and returns
  * frozen events. Throws `SubagentError` (`INVALID_SESSION`) naming the first bad event.
  */
 export function validateSeed(seed: readonly SessionEvent[]): SessionEvent[] {
@@ -102,8 +102,8 @@ export class SessionLog {
   /**
    * Appends one frozen event; `data` is frozen as given (the loop passes fresh JSON objects).
    * Throws `SubagentError` (`INVALID_SESSION`), appending nothing, for an empty type, data that
-   * breaks the JSON-data rule a seed or a stored session is read back with (`lib/json-data.ts`),
-   * or data of a loop event type with the wrong shape (`lib/session-event-shape.ts`).
+   * breaks the JSON-data rule a seed or a stored session is read back with (`lib/json/json-data.ts`),
+   * or data of a loop event type with the wrong shape (`lib/session/session-event-shape.ts`).
    */
   append<T extends string>(type: T, data: T extends SessionEventType ? SessionEventData[T] : unknown): SessionEvent<T> {
     if (typeof type !== 'string' || !type) {

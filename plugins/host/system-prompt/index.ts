@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { PromptTextCache, promptText } from '../../../lib/prompt-text.ts'
+import { PromptTextCache, promptText } from '../../../lib/text/prompt-text.ts'
 import type { Agent, PromptAssembly, PromptSection } from '../../../lib/types.ts'
 import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, NameTable, type ScopedSection, scopeOf } from '../scope.ts'

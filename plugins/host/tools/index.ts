@@ -1,6 +1,5 @@
 import type { Context } from 'cordis'
-import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
-import { compileSchema } from '../../../lib/json-validation.ts'
+import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
 import { SmallMap } from '../../../lib/small-map.ts'
 import type {
   Agent,
@@ -19,7 +18,9 @@ import type {
 import { openScopeOf } from '../agent-tables.ts'
 import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, type ScopedTool, scopeOf } from '../scope.ts'
+import { isAvailable, isConditional, snapshotOf, toSchema } from './definition.ts'
 import { errorResult, type PipelineContext, runRequest, runTurnCall, type SignalSource } from './pipeline.ts'
+import { addGuard, assertFilter, assertGuard, isRestricted, noGuards } from './restrictions.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -64,122 +65,6 @@ declare module 'cordis' {
   }
 }
 
-const toolName = /^[A-Za-z0-9_-]{1,64}$/
-
-function assertDefinition(def: ToolDefinition): void {
-  if (typeof def !== 'object' || def === null) throw new TypeError('tool definition must be an object')
-  if (typeof def.name !== 'string' || !toolName.test(def.name)) {
-    throw new TypeError(`tool name ${JSON.stringify(def.name)} must match ${toolName}`)
-  }
-  if (typeof def.description !== 'string') {
-    throw new TypeError(`tool "${def.name}" description must be a string`)
-  }
-  const params = def.parameters
-  if (typeof params !== 'object' || params === null || Array.isArray(params) || params.type !== 'object') {
-    throw new TypeError(`tool "${def.name}" parameters must be an object JSON schema`)
-  }
-  try {
-    // compiles once (cached per schema object), so a schema ajv cannot use fails here, not mid-turn
-    compileSchema(params)
-  } catch (error) {
-    throw new TypeError(`tool "${def.name}" parameters: ${thrownMessage(error)}`)
-  }
-  if (typeof def.execute !== 'function') throw new TypeError(`tool "${def.name}" execute must be a function`)
-  if (def.concurrent !== undefined && typeof def.concurrent !== 'boolean') {
-    throw new TypeError(`tool "${def.name}" concurrent must be a boolean`)
-  }
-  if (def.readOnly !== undefined && typeof def.readOnly !== 'boolean') {
-    throw new TypeError(`tool "${def.name}" readOnly must be a boolean`)
-  }
-  if (def.available !== undefined && typeof def.available !== 'function') {
-    throw new TypeError(`tool "${def.name}" available must be a function`)
-  }
-}
-
-/** What `guardsOf` answers for an agent without guards of its own. */
-const noGuards: readonly ToolGuard[] = Object.freeze([])
-
-/** Throws a `TypeError` naming the field of a malformed `restrict()` filter. */
-function assertFilter(filter: unknown): asserts filter is { allow?: readonly string[]; deny?: readonly string[] } {
-  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
-    throw new TypeError('tools.restrict() filter must be an object with allow and/or deny')
-  }
-  for (const key of ['allow', 'deny'] as const) {
-    const names: unknown = (filter as Record<string, unknown>)[key]
-    if (names !== undefined && (!Array.isArray(names) || names.some((name) => typeof name !== 'string'))) {
-      throw new TypeError(`tools.restrict() filter ${key} must be an array of tool names`)
-    }
-  }
-}
-
-/** Throws a `TypeError` when `fn` is not a function. */
-function assertGuard(fn: unknown): asserts fn is ToolGuard {
-  if (typeof fn !== 'function') throw new TypeError('tool guard must be a function')
-}
-
-/** Appends `fn` to the scope's guards; returns that list. */
-function addGuard(scope: AgentScope, fn: ToolGuard): ToolGuard[] {
-  const existing = scope.guards
-  if (existing) {
-    existing.push(fn)
-    return existing
-  }
-  // a literal of one: an empty array's first push reserves room for 17 guards
-  return (scope.guards = [fn])
-}
-
-/** A definition's registered form, with the fields it was made from. */
-interface Snapshot {
-  readonly tool: ScopedTool
-  readonly name: string
-  readonly description: string
-  readonly parameters: JsonSchema
-  readonly concurrent: boolean | undefined
-  readonly readOnly: boolean | undefined
-  readonly execute: ToolDefinition['execute']
-  readonly available: ToolDefinition['available']
-}
-
-/** The latest registered form of each definition object. */
-const snapshots = new WeakMap<ToolDefinition, Snapshot>()
-
-/**
- * The frozen, bound form of `def` as it is now; throws what `assertDefinition` throws. A definition
- * registered again unchanged (one shared definition registered into many agents, e.g. a structured
- * child's capture tool) gets the same one, checked when it was made: no second check and no bound
- * copies per registration. A changed field makes a new one, checked afresh.
- */
-function snapshotOf(def: ToolDefinition): ScopedTool {
-  const known = snapshots.get(def)
-  if (
-    known !== undefined &&
-    known.name === def.name &&
-    known.description === def.description &&
-    known.parameters === def.parameters &&
-    // the one part of the schema check not cached by object: a root changed in place fails again
-    def.parameters.type === 'object' &&
-    known.concurrent === def.concurrent &&
-    known.readOnly === def.readOnly &&
-    known.execute === def.execute &&
-    known.available === def.available
-  ) {
-    return known.tool
-  }
-  assertDefinition(def)
-  const tool: ScopedTool = Object.freeze({
-    name: def.name,
-    description: def.description,
-    parameters: def.parameters,
-    concurrent: def.concurrent === true,
-    readOnly: def.readOnly === true,
-    execute: def.execute.bind(def) as ScopedTool['execute'],
-    ...(def.available ? { available: def.available.bind(def) as ScopedTool['available'] } : {}),
-  })
-  const { name, description, parameters, concurrent, readOnly, execute, available } = def
-  snapshots.set(def, { tool, name, description, parameters, concurrent, readOnly, execute, available })
-  return tool
-}
-
 /** What is wrong with an `execute` request, as `<field> must be …`, or `undefined`. */
 function executeRequestProblem(request: unknown): string | undefined {
   if (typeof request !== 'object' || request === null) return 'must be an object'
@@ -195,20 +80,6 @@ function executeRequestProblem(request: unknown): string | undefined {
 function disposedResult(agentId: string): ToolResult {
   const error = new AgentDisposedError(agentId)
   return errorResult(error.message, error.code)
-}
-
-function isConditional(tool: ScopedTool): boolean {
-  return tool.available !== undefined
-}
-
-/** Asks a conditional tool whether `agent` may see it now; a throw hides it (fails closed). */
-function isAvailable(tool: ScopedTool, agent: Agent | undefined): boolean {
-  if (!tool.available || !agent) return true
-  try {
-    return tool.available(agent) === true
-  } catch {
-    return false
-  }
 }
 
 /**
@@ -500,17 +371,4 @@ interface OneToolListing {
   readonly name: string
   readonly description: string
   readonly schemas: readonly ToolSchema[]
-}
-
-/** True when one of the agent's restrictions hides the global tool `name` from it. */
-function isRestricted(name: string, scope: AgentScope | undefined): boolean {
-  if (!scope?.restrictions) return false
-  for (const { allow, deny } of scope.restrictions) {
-    if ((allow && !allow.has(name)) || deny?.has(name)) return true
-  }
-  return false
-}
-
-function toSchema(tool: ScopedTool): ToolSchema {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters }
 }

@@ -5,9 +5,9 @@
 import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
 import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.ts'
-import { parseFrozenJson, toFrozenJson } from '../../../lib/frozen-json.ts'
-import { formatInvalidArguments, jsonViolations } from '../../../lib/json-validation.ts'
-import { redactSecrets } from '../../../lib/redact.ts'
+import { parseFrozenJson, toFrozenJson } from '../../../lib/json/frozen-json.ts'
+import { formatInvalidArguments, jsonViolations } from '../../../lib/schema/json-validation.ts'
+import { redactSecrets } from '../../../lib/text/redact.ts'
 import type { Agent, ApprovalVerdict, ExecuteRequest, PreExecuteDecision, ToolCallBlock, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
 

@@ -1,0 +1,110 @@
+/**
+ * What the driver takes and gives (SPEC §2): a start request, its result, the run and its events.
+ */
+import type { ApprovalPolicy } from '../approval/policy.ts'
+import type { OutputSchema } from '../schema/structured-type.ts'
+import type { Diagnostic } from '../text/diagnostic.ts'
+import type { Agent, AgentOptions } from './agent.ts'
+import type { ContentBlock, Usage } from './content.ts'
+import type { SessionEvent } from './session.ts'
+
+export type StopReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | 'refusal' | 'budget'
+
+/**
+ * What `start`/`spawn`/`fork` take. `S` is the `outputSchema`'s own type, from which the run's
+ * `structured` type is inferred (`StructuredOf`).
+ */
+export interface SubagentStartRequest<S extends OutputSchema = OutputSchema> {
+  parent: Agent
+  prompt: string | ContentBlock[]
+  signal: AbortSignal
+  label?: string
+  agentOptions?: AgentOptions
+  /** A JSON Schema of the subset (SPEC §3) or a schemastery `Schema`, converted to one at entry. */
+  outputSchema?: S
+  maxDepth?: number
+  toolFilter?: { allow?: string[]; deny?: string[] }
+  persona?: string
+  /**
+   * SPEC §8.3: the child sees at most the global tools the parent sees at start (a snapshot), and
+   * `toolFilter` only narrows that. Default `false` (SPEC §2.2's flat scope).
+   */
+  inheritRestrictions?: boolean
+  /**
+   * Reserves this much of what the tree has left for the child's subtree (SPEC §9); each field a
+   * non-negative safe integer. Served by `TreeBudget`: without it the start rejects as unsupported.
+   */
+  budget?: BudgetReservation
+  /** The parent's tool call that starts this child (set by the `subagent` tool); recorded in the child's header. */
+  callId?: string
+  /**
+   * The child's own approval policy (SPEC §11.1): merged strictest with its ancestors' and
+   * recorded in its header. Served by `Approvals`: without it the start rejects as unsupported.
+   */
+  approval?: ApprovalPolicy
+}
+
+/** What a start reserves for the child's subtree; an absent field reserves nothing of that limit. */
+export interface BudgetReservation {
+  tokens?: number
+  modelRequests?: number
+  children?: number
+}
+
+/** Usage of a subtree: its agents' own message usage, model requests sent and runs started. */
+export interface TreeUsage {
+  inputTokens: number
+  outputTokens: number
+  modelRequests: number
+  children: number
+}
+
+export interface SubagentStartOptions {
+  seed?: readonly SessionEvent[]
+}
+
+/** `T` is the type of `structured`, inferred from the start's `outputSchema`. */
+export interface SubagentResult<T = unknown> {
+  output: ContentBlock[]
+  structured?: T
+  stopReason: StopReason
+  /** Why a non-completed run ended, in en-US (SPEC §2.4); `diagnosticText` rendered. */
+  diagnostic?: string
+  /**
+   * The same diagnostic as a `diagnostic.*` locale key and its params, to show in another locale
+   * or route on; set wherever `diagnostic` is set by this package.
+   */
+  diagnosticText?: Diagnostic
+  usage?: Usage
+  /**
+   * The child's own usage plus every descendant's, when `TreeBudget` is loaded (SPEC §9). A
+   * snapshot taken when the result settles.
+   */
+  treeUsage?: Usage
+}
+
+/** One session event of a run's child or of a descendant, with the lineage of its agent. */
+export interface RunEvent {
+  /** The agent whose session recorded the event: the run's child or one of its descendants. */
+  readonly agentId: string
+  /** That agent's parent (for the child: the run's parent). */
+  readonly parentId: string
+  /** That agent's delegation depth. */
+  readonly depth: number
+  readonly event: SessionEvent
+}
+
+export interface SubagentRun<T = unknown> {
+  readonly id: string
+  readonly agent: Agent
+  readonly result: Promise<SubagentResult<T>>
+  /** True once the request signal aborted or `dispose()` was called. */
+  readonly isCancelled: boolean
+  /** Idempotent. Rejects only if disposing the child's handle failed. */
+  dispose(): Promise<void>
+  /**
+   * The child's own events from its first, then its and its descendants' events as they are
+   * appended, until `result` settles. Holds one listener until then or until `return()` (`break`).
+   */
+  events(): AsyncIterableIterator<RunEvent>
+}
