@@ -42,6 +42,8 @@ export class LeaseBook {
   private readonly leases = new Map<string, Lease>()
   private readonly options: LeaseOptions
   private client?: Promise<ClientLike>
+  /** Queries on the lock connection run one at a time (`pg` deprecates overlapping ones). */
+  private queue: Promise<unknown> = Promise.resolve()
   private closed = false
 
   constructor(options: LeaseOptions) {
@@ -116,9 +118,9 @@ export class LeaseBook {
     for (;;) {
       try {
         const client = await this.connection()
-        const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [
-          this.keyOf(rootId),
-        ])
+        const { rows } = await this.serial(() =>
+          client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [this.keyOf(rootId)]),
+        )
         if (!rows[0]?.taken) throw new TreeLeasedError(rootId)
         lease.held = true
         return
@@ -137,12 +139,20 @@ export class LeaseBook {
     const client = this.client
     if (client) {
       try {
-        await (await client).query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [this.keyOf(rootId)])
+        const connected = await client
+        await this.serial(() => connected.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [this.keyOf(rootId)]))
       } catch {
         // a lost connection released the lock already
       }
     }
     if (lease.holders === 0 && !lease.acquiring) this.leases.delete(rootId)
+  }
+
+  /** Runs `query` after the queries queued before it. */
+  private serial<T>(query: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(query)
+    this.queue = result.catch(() => {})
+    return result
   }
 
   private keyOf(rootId: string): string {

@@ -79,6 +79,18 @@ async function runAsOwnerAsync(bin: string, args: string[]): Promise<void> {
 let cluster: Promise<PostgresCluster> | undefined
 let cleanup: (() => void) | undefined
 
+/**
+ * Starts a cluster of its own (not the run's shared one): `initdb` + `pg_ctl` in a temp folder on a
+ * free port. `close()` stops it and removes the folder; so does the process's exit. For the
+ * benchmark's `--variant=postgres`.
+ */
+export async function startThrowawayCluster(binDir: string): Promise<PostgresCluster & { close(): void }> {
+  const started = await startCluster(binDir)
+  const close = cleanup!
+  cleanup = undefined
+  return { ...started, close }
+}
+
 async function startCluster(binDir: string): Promise<PostgresCluster> {
   const folder = mkdtempSync(join(tmpdir(), 'subagent-pg-'))
   const data = join(folder, 'data')
