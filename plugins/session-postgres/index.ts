@@ -25,14 +25,6 @@ declare module 'cordis' {
   interface Context {
     sessionPostgres: SessionPostgres
   }
-  interface Events {
-    /**
-     * Asked by `resumeTree`: a session store answers with the ids of the stored sessions whose
-     * header's `parentSession` is `parentId` and that were not disposed, in creation order, or
-     * `undefined` when it does not hold `parentId`. Asked like `session/load`. @mode ask
-     */
-    'session/children'(parentId: string): Promise<string[] | undefined> | string[] | undefined
-  }
 }
 
 const defaultSchema = 'subagent_inprocess'
@@ -125,19 +117,25 @@ export class SessionPostgres extends Service {
   }
 
   /**
-   * Reads a stored session (after the writes queued so far). Rejects with `SessionStoreError` when
-   * it is missing or unreadable, or with the host's header error for a malformed header.
+   * Reads a stored session (after the writes queued so far), `disposed: true` when its agent was
+   * disposed. Rejects with `SessionStoreError` when it is missing or unreadable, or with the host's
+   * header error for a malformed header.
    */
   async load(id: string): Promise<StoredSession> {
     if (typeof id !== 'string' || id.includes('\0')) throw new SessionStoreError(messages.badId(String(id)))
     const pool = await this.ready
     await this.writer.flushed()
     let header: unknown
+    let disposed = false
     let rows: { seq: number; type: string; data: unknown }[]
     try {
-      const found = await pool.query<{ header: unknown }>(`SELECT header FROM ${this.tables.sessions} WHERE id = $1`, [id])
+      const found = await pool.query<{ header: unknown; disposed: boolean }>(
+        `SELECT header, disposed_at IS NOT NULL AS disposed FROM ${this.tables.sessions} WHERE id = $1`,
+        [id],
+      )
       if (!found.rows.length) throw new SessionStoreError(messages.notFound(id))
       header = found.rows[0]!.header
+      disposed = found.rows[0]!.disposed
       rows = (await pool.query<{ seq: number; type: string; data: unknown }>(`SELECT seq, type, data FROM ${this.tables.events} WHERE session_id = $1 ORDER BY seq`, [id]))
         .rows
     } catch (error) {
@@ -148,7 +146,9 @@ export class SessionPostgres extends Service {
       if (row.seq !== index) throw new SessionStoreError(messages.badEvent(id, index, `is missing (found seq ${row.seq})`))
       return { seq: row.seq, type: row.type, data: row.data }
     })
-    return { header: buildHeader(header as Record<string, unknown>), events }
+    const stored: StoredSession = { header: buildHeader(header as Record<string, unknown>), events }
+    if (disposed) stored.disposed = true
+    return stored
   }
 
   /**

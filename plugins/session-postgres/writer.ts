@@ -262,7 +262,8 @@ export class PostgresWriter {
 
   /**
    * Headers the insert skipped: a row with the same header is the session's own (a resume, or this
-   * batch written before a lost connection); any other is another session, so this one is refused.
+   * batch written before a lost connection), live again; any other is another session, so this one
+   * is refused.
    */
   private async checkTaken(db: Queryable, headers: { followed: Followed }[], inserted: Set<string>): Promise<void> {
     const skipped = headers.filter(({ followed }) => !inserted.has(followed.session.id))
@@ -270,11 +271,17 @@ export class PostgresWriter {
       skipped.map(({ followed }) => followed.session.id),
     ])
     const stored = new Map(rows.map((row) => [row.id, row.header]))
+    const own: string[] = []
     for (const { followed } of skipped) {
-      if (isDeepStrictEqual(stored.get(followed.session.id), JSON.parse(JSON.stringify(followed.session.header)))) continue
+      if (isDeepStrictEqual(stored.get(followed.session.id), JSON.parse(JSON.stringify(followed.session.header)))) {
+        own.push(followed.session.id)
+        continue
+      }
       followed.state = 'refused'
       this.options.warn(messages.alreadyExists(followed.session.id))
       if (this.followed.get(followed.session.id) === followed) this.followed.delete(followed.session.id)
     }
+    // a disposed session published again (an explicit resume) is live again
+    if (own.length) await db.query(`UPDATE ${this.options.tables.sessions} SET disposed_at = NULL WHERE id = ANY($1::text[])`, [own])
   }
 }

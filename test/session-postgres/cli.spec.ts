@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { expect } from 'chai'
 import { openStream } from '../inspector/client.ts'
 import { type Workspace, workspace } from '../loader/fixture.ts'
@@ -74,6 +75,47 @@ describe('subagent-inprocess with --sessions postgres://…', function () {
     expect(await exited).to.equal(0)
     expect(snapshot.agents.map((agent) => agent.id)).to.deep.equal(['cli-root'])
     expect(snapshot.problems).to.deep.equal([])
+  })
+
+  it('resume continues a tree a killed process left in PostgreSQL, and leaves it resumable', async () => {
+    const schema = freshSchema('cli')
+    const url = `${cluster.connectionString}?schema=${schema}`
+    // a process made the tree (a root and a child) and died with SIGKILL: nothing was disposed
+    const maker = spawn(process.execPath, ['--import', 'tsx', 'test/session-postgres/lease-process.ts', cluster.connectionString, schema, 'create', 'cli-tree'], {
+      cwd: projectRoot,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
+    await new Promise<void>((resolve) => maker.stdout.once('data', () => resolve()))
+    maker.kill('SIGKILL')
+    await new Promise((resolve) => maker.once('exit', resolve))
+    space.write(
+      'host.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  scripted: { path: ${root}plugins/scripted-model/index.ts }
+  inprocess-run: { path: ${root}plugins/inprocess-run/index.ts }
+  answers: { path: ${root}test/durable/fixtures/script-answers.ts }
+`,
+    )
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'resume', 'cli-tree', join(space.dir, 'host.yml'), '--sessions', url], {
+      cwd: projectRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdin.end('are you back?\n')
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(stderr).to.include('resumed tree cli-tree with 1 descendants')
+    expect([code, stdout]).to.deep.equal([0, 'hello from the resumed root\n'])
+    const disposed = await query<{ disposed_at: Date | null }>(cluster, `SELECT disposed_at FROM "${schema}".sessions`)
+    expect(disposed).to.deep.equal([{ disposed_at: null }, { disposed_at: null }])
+    const messages = await query<{ data: { content: { text: string }[] } }>(
+      cluster,
+      `SELECT data FROM "${schema}".events WHERE session_id = 'cli-tree' AND type = 'assistant/message' ORDER BY seq`,
+    )
+    expect(messages.at(-1)?.data.content).to.deep.equal([{ type: 'text', text: 'hello from the resumed root' }])
   })
 
   it('says in one line that the store cannot be used, password hidden, and exits with 1', async () => {

@@ -29,7 +29,7 @@ describe('SessionPostgres persistence', () => {
     await host.expectClean()
   })
 
-  it('records a disposal in disposed_at and keeps the rows', async () => {
+  it('records a disposal in disposed_at, reported by load and cleared by a resume, and keeps the rows', async () => {
     const host = await createPostgresHost(cluster)
     const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
     handle.agent.session.append('note/kept', { n: 1 })
@@ -40,6 +40,12 @@ describe('SessionPostgres persistence', () => {
     ])
     expect(row?.disposed_at).to.be.instanceOf(Date)
     expect(await storedEvents(cluster, host.schema, handle.agent.id)).to.have.length(1)
+    expect((await host.store.load(handle.agent.id)).disposed).to.equal(true)
+    // an explicit resume makes it live again
+    const resumed = await host.root.agents.resume(handle.agent.id, { agentOptions: scriptedOptions })
+    await host.store.flush()
+    expect((await host.store.load(handle.agent.id)).disposed).to.equal(undefined)
+    await resumed.dispose()
     await host.expectClean()
   })
 

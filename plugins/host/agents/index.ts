@@ -62,6 +62,13 @@ declare module 'cordis' {
      */
     'session/load'(id: string): Promise<StoredSession | undefined> | StoredSession | undefined
     /**
+     * Asked by a whole-tree resume (SPEC §14): a session store answers with the ids of the stored
+     * sessions, not disposed, whose header's `parentSession` is `parentId`, oldest first; or
+     * `undefined` when it keeps no sessions it could list. Asked like `session/load`: one store at
+     * a time, each answer awaited, the first defined answer wins. @mode ask (serial until an answer)
+     */
+    'session/children'(parentId: string): Promise<string[] | undefined> | string[] | undefined
+    /**
      * Asked by the creation transaction of `create` and `resume` (so by `resumeTree` too) once the
      * session is built, unpublished, before `setup`: a store that leases trees to one process
      * (`SessionPostgres`) takes or checks the lease of the session's tree here. A throw or a

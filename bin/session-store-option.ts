@@ -1,8 +1,8 @@
 /**
- * `--sessions <where>` of the CLI: where sessions are kept. A `postgres://` (or `postgresql://`)
- * URL selects `SessionPostgres` (an optional `?schema=<name>` picks the schema; the rest of the URL
- * goes to `pg` as it is); anything else is a folder for `SessionFiles`. `start` loads that store
- * before the config, `inspect` reads the saved sessions from it.
+ * `--sessions <value>` of the CLI: which session store a command loads. A `postgres://` (or
+ * `postgresql://`) URL selects `SessionPostgres` (an optional `?schema=<name>` picks the schema;
+ * the rest of the URL goes to `pg` as it is); anything else is a folder for `SessionFiles`. `start`
+ * loads that store before the config, `resume` after it; `inspect` reads the saved sessions from it.
  */
 import type { Context } from 'cordis'
 import { type AgentView, applyEvent, viewOfHeader } from '../lib/session/agent-view.ts'
@@ -81,4 +81,23 @@ export function describeSessionStore(choice: SessionStoreChoice): string {
   const url = new URL(choice.connectionString)
   if (url.password) url.password = '***'
   return url.toString() + (choice.schema ? ` (schema ${choice.schema})` : '')
+}
+
+/**
+ * Resolves once what the loaded stores were given has been written. The CLI ends a `resume`
+ * without disposing the tree (so it stays resumable): this is what it waits for instead.
+ */
+export async function flushSessionStores(root: Context): Promise<void> {
+  const files = root.get('sessionFiles') as { flush(): Promise<void> } | undefined
+  const postgres = root.get('sessionPostgres') as { flush(): Promise<void> } | undefined
+  await Promise.all([files?.flush(), postgres?.flush()])
+}
+
+/** A `--sessions` value as messages show it: a URL's password as `***`. */
+export function safeWhere(value: string): string {
+  try {
+    return describeSessionStore(parseSessionStore(value))
+  } catch {
+    return value
+  }
 }
