@@ -9,6 +9,7 @@ import { closingEvents } from '../../lib/session/open-turn.ts'
 import type { Agent, AgentHandle, ResumedTree, ResumedTreeInfo } from '../../lib/types.ts'
 import type { Dispatch } from '../../cordis-glue/bridge.ts'
 import type { Agents, StoredSession } from '../host/index.ts'
+import { restoreScope } from './child-scope.ts'
 
 /** What a resume needs of the driver. */
 export interface ResumeServices {
@@ -83,8 +84,12 @@ async function readTree(rootId: string, { agents, dispatch }: ResumeServices): P
   return members
 }
 
-/** Closes the session's open turn in the unpublished window (nothing hears these appends but the store at publication). */
+/**
+ * The resumed agent's unpublished window: the scope its start request registered, again, then its
+ * open turn closed (nothing hears these appends but the store, at publication).
+ */
 function closeOpenTurn(agent: Agent): void {
+  restoreScope(agent)
   const { session } = agent
   for (const event of closingEvents(session.events, session.header.seedLength ?? 0)) session.append(event.type, event.data as never)
 }

@@ -202,4 +202,32 @@ describe('resumeTree: a stored tree published again (SPEC §14)', () => {
     expect(refused.message).to.equal(`tree ${root.id} was disposed and cannot be resumed`)
     expect(second.root.agents.list()).to.deep.equal([])
   })
+
+  it('gives a resumed child the persona, tool ceiling and tool filter its start registered', async () => {
+    const tool = (name: string) => ({ name, description: name, parameters: { type: 'object' }, execute: async () => ({ isError: false, content: [] }) })
+    const first = await durableHost()
+    for (const name of ['read', 'write', 'shell']) first.root.tools.register(tool(name))
+    const root = await first.agent()
+    root.ctx.tools.restrict({ deny: ['shell'] })
+    first.scripted.push({ text: 'done' })
+    const run = await first.root.inprocessRun.spawn({
+      parent: root,
+      prompt: 'task',
+      persona: 'You review code.',
+      toolFilter: { deny: ['write'] },
+      inheritRestrictions: true,
+      signal: new AbortController().signal,
+    })
+    await run.result
+    expect(first.root.tools.schemas(run.agent).map((schema) => schema.name)).to.deep.equal(['read'])
+    const dir = await crashCopy(first)
+
+    const second = await durableHost(dir)
+    for (const name of ['read', 'write', 'shell']) second.root.tools.register(tool(name))
+    const tree = await second.root.inprocessRun.resumeTree(root.id)
+    const [child] = tree.agents
+    expect(second.root.tools.schemas(child).map((schema) => schema.name)).to.deep.equal(['read'])
+    expect((await second.root.systemPrompt.assemble(child!)).text).to.include('You review code.')
+    await tree.dispose()
+  })
 })
