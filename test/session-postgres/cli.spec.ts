@@ -6,7 +6,7 @@ import { openStream } from '../inspector/client.ts'
 import { type Workspace, workspace } from '../loader/fixture.ts'
 import { projectRoot, runCli } from '../support/cli.ts'
 import { freshSchema, type PostgresCluster, usePostgres } from '../support/postgres.ts'
-import { query } from './fixture.ts'
+import { leasesFreed, query } from './fixture.ts'
 
 const root = new URL('../../', import.meta.url).pathname
 
@@ -88,6 +88,7 @@ describe('subagent-inprocess with --sessions postgres://…', function () {
     await new Promise<void>((resolve) => maker.stdout.once('data', () => resolve()))
     maker.kill('SIGKILL')
     await new Promise((resolve) => maker.once('exit', resolve))
+    await leasesFreed(cluster)
     space.write(
       'host.yml',
       `plugins:

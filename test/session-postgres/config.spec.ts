@@ -3,6 +3,7 @@ import { expect } from 'chai'
 import { PeerDependencyError } from '../../lib/peer-dependency.ts'
 import { SessionPostgres } from '../../plugins/session-postgres/index.ts'
 import { loadPg } from '../../plugins/session-postgres/client-module.ts'
+import { type Workspace, workspace } from '../loader/fixture.ts'
 import { freshSchema, type PostgresCluster, usePostgres } from '../support/postgres.ts'
 import { rejectionOf, scene } from '../support/scene.ts'
 import { createPostgresHost, query, scriptedOptions, storedEvents } from './fixture.ts'
@@ -123,6 +124,41 @@ describe('SessionPostgres config and schema', () => {
     handle.agent.session.append('note/late', {})
     await host.root.sessionPostgres.flush()
     expect((await storedEvents(cluster, schema, handle.agent.id)).map((event) => event.type)).to.deep.equal(['note/early', 'note/late'])
+    await handle.dispose()
+  })
+})
+
+describe('SessionPostgres from a host config file', () => {
+  let cluster: PostgresCluster
+  let space: Workspace
+
+  before(async function () {
+    cluster = await usePostgres(this)
+  })
+
+  beforeEach(() => {
+    space = workspace()
+  })
+
+  afterEach(() => space.cleanup())
+
+  it('loads from YAML by its package path with its config, and writes the agents of that host', async () => {
+    const schema = freshSchema('yaml')
+    const root = new URL('../../', import.meta.url).pathname
+    space.write(
+      'cordis.yml',
+      `plugins:
+  host: { path: ${root}plugins/host/index.ts }
+  sessions: { path: ${root}plugins/session-postgres/index.ts, config: { connectionString: "${cluster.connectionString}", schema: ${schema} } }
+`,
+    )
+    const { root: ctx, loader } = space.loader()
+    const report = await loader.start()
+    expect(report.failed).to.deep.equal([])
+    const handle = await ctx.agents.create({ agentOptions: scriptedOptions })
+    handle.agent.session.append('note/yaml', {})
+    await ctx.sessionPostgres.flush()
+    expect((await storedEvents(cluster, schema, handle.agent.id)).map((event) => event.type)).to.deep.equal(['note/yaml'])
     await handle.dispose()
   })
 })

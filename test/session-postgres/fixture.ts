@@ -57,3 +57,18 @@ export async function createPostgresHost(
     },
   })
 }
+
+/**
+ * Resolves once the server holds no advisory lock (every lease given back), polling every 20 ms;
+ * rejects after `ms`. A killed client's locks go as soon as its backend reads the closed socket:
+ * on a loaded machine that backend may need a moment to be scheduled.
+ */
+export async function leasesFreed(cluster: PostgresCluster, ms = 5_000): Promise<number> {
+  const started = performance.now()
+  for (;;) {
+    const [row] = await query<{ held: string }>(cluster, `SELECT count(*) AS held FROM pg_locks WHERE locktype = 'advisory'`)
+    if (row?.held === '0') return performance.now() - started
+    if (performance.now() - started > ms) throw new Error(`advisory locks still held after ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

@@ -5,7 +5,7 @@ import SubagentTool from '../../plugins/subagent-tool/index.ts'
 import { projectRoot } from '../support/cli.ts'
 import { type PostgresCluster, usePostgres } from '../support/postgres.ts'
 import { rejectionOf } from '../support/scene.ts'
-import { createPostgresHost, scriptedOptions } from './fixture.ts'
+import { createPostgresHost, leasesFreed, scriptedOptions } from './fixture.ts'
 
 /** Runs the crash host in its own OS process and kills it with SIGKILL once it is ready. */
 function crashHost(cluster: PostgresCluster, schema: string): Promise<{ rootId: string; childId: string; signal: NodeJS.Signals | null }> {
@@ -46,6 +46,7 @@ describe('resumeTree on SessionPostgres after a host was killed with SIGKILL (SP
     const host = await createPostgresHost(cluster, {}, [InProcessRun, [SubagentTool, {}]])
     const { rootId, childId, signal } = await crashHost(cluster, host.schema)
     expect(signal).to.equal('SIGKILL')
+    await leasesFreed(cluster)
     host.scripted.push({ text: 'the deploy was interrupted; I will check before retrying' })
     const tree = await host.root.inprocessRun.resumeTree(rootId)
     expect(tree.agents.map((agent) => agent.id)).to.deep.equal([childId])
