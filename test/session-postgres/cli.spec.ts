@@ -10,7 +10,10 @@ import { leasesFreed, query } from './fixture.ts'
 
 const root = new URL('../../', import.meta.url).pathname
 
-/** A plugin that runs one scripted turn of agent `cli-root`, waits for the store, then asks to exit. */
+/**
+ * A plugin that runs one scripted turn of agent `cli-root`, then waits for the store `--sessions`
+ * loaded (it starts once its connection and schema are ready) to write it, and asks to exit.
+ */
 const probe = `import type { Context } from 'cordis'
 export default function Probe(ctx: Context) {
   ctx.scripted.push({ text: 'stored in postgres' })
@@ -18,11 +21,13 @@ export default function Probe(ctx: Context) {
     const { agent } = await ctx.agents.create({ sessionId: 'cli-root', agentOptions: { provider: 'scripted', model: 'm' } })
     agent.followup('go')
     await agent.whenIdle()
-    await ctx.sessionPostgres.flush()
+    let store
+    while (!(store = ctx.get('sessionPostgres'))) await new Promise((resolve) => setTimeout(resolve, 10))
+    await store.flush()
     ctx.emit('loader/exit', 0)
   })()
 }
-Probe.inject = ['agents', 'scripted', 'sessionPostgres']
+Probe.inject = ['agents', 'scripted']
 `
 
 describe('subagent-inprocess with --sessions postgres://…', function () {
