@@ -64,3 +64,4 @@ export {
   TranscriptPrinter,
   type Verbosity,
 } from './demo/transcript.ts'
+export { type ApprovalPromptOptions, attachApprovalPrompt, NON_INTERACTIVE_TIMEOUT_MS } from './bin/approval-prompt.ts'

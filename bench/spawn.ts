@@ -10,6 +10,8 @@
  * its latency phase also times a plain host in the same process, blocks interleaved, for the ratio;
  * `--variant=inspector` loads `Inspector` serving a 1,000-agent tree to one connected event-stream
  * client, and its latency phase times the same tree without it in the same process;
+ * `--variant=approvals` loads `Approvals` with its default policy, every call allowed, and its
+ * latency phase also times a plain host in the same process, blocks interleaved, for the ratio;
  * `--variant=postgres` runs two phases of bench/postgres-variant.ts on a throwaway local server:
  * the cycle with `SessionPostgres` beside `SessionFiles`, and the append rate of 100 agents).
  * The siblings phase also reports its window's main-thread page faults and V8's young-generation
@@ -71,7 +73,7 @@ interface HostOptions {
 async function setupHost(
   { budget, observer, structured = variant === 'structured', store }: HostOptions = {
     budget: variant === 'budget' ? unreachable : null,
-    observer: variant === 'tracing' || variant === 'inspector',
+    observer: variant === 'tracing' || variant === 'inspector' || variant === 'approvals',
   },
 ) {
   const root = new Context()
@@ -89,6 +91,10 @@ async function setupHost(
   if (observer && variant === 'inspector') {
     const { default: Inspector } = await import('../plugins/inspector/index.ts')
     await root.plugin(Inspector, {})
+  }
+  if (observer && variant === 'approvals') {
+    const { default: Approvals } = await import('../plugins/approvals/index.ts')
+    await root.plugin(Approvals, { default: 'allow', readOnly: 'allow', rules: [], children: 'route' })
   }
   if (observer && variant === 'tracing') {
     const { default: Tracing } = await import('../plugins/tracing/index.ts')
@@ -260,6 +266,7 @@ async function runPhase(phase: Phase): Promise<Record<string, number | null>> {
   await bench.cycle() // sanity
   if (phase === 'latency' && variant === 'tracing') return sameProcessLatency(bench, 'tracing')
   if (phase === 'latency' && variant === 'structured') return sameProcessLatency(bench, 'structured')
+  if (phase === 'latency' && variant === 'approvals') return sameProcessLatency(bench, 'approvals')
   if (phase === 'latency' && variant === 'inspector') return inspectorLatency(bench)
   if (phase === 'latency') {
     for (let i = 0; i < scale(1000); i++) await bench.cycle()

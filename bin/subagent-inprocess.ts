@@ -21,6 +21,7 @@ import { Inspector, InspectorServer } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
 import type { Verbosity } from '../demo/transcript.ts'
+import { attachApprovalPrompt } from './approval-prompt.ts'
 import { resumeCommand } from './resume.ts'
 import { checkSessionStore, describeSessionStore, loadSessionStore, parseSessionStore, readSessionsSource, type SessionStoreChoice } from './session-store-option.ts'
 
@@ -75,6 +76,10 @@ async function start(
   }
   // console printers of the config (the demo's transcript) follow it
   root.provide('verbosity', { level: verbosity })
+  // approval requests: answered here when stdin is a terminal, else printed (bin/approval-prompt.ts)
+  const interactive = !!process.stdin.isTTY
+  root.provide('approvalPrompt', { interactive })
+  attachApprovalPrompt(root, { input: process.stdin, output: process.stdout, interactive, locale, silent: verbosity === 'quiet' })
   const loader = new Loader(root, file, { watch, locale, pluginLocale })
 
   let exiting = false
