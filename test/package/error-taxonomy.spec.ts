@@ -22,6 +22,7 @@ import { TurnCancelledError } from '../../plugins/host/agents/agent.ts'
 import { CordisAssumptionError } from '../../cordis-glue/bridge.ts'
 import { HostConfigError } from '../../plugins/loader/config-file.ts'
 import { ModelRequestError } from '../../plugins/openai-model/errors.ts'
+import { AgentDefinitionError } from '../../plugins/agent-definitions/errors.ts'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -46,6 +47,7 @@ const classes: Record<string, [build: () => SubagentError, code: string]> = {
   SessionStoreError: [() => new SessionStoreError('x'), 'SESSION_STORE'],
   TreeLeasedError: [() => new TreeLeasedError('r'), 'TREE_LEASED'],
   CordisAssumptionError: [() => new CordisAssumptionError('x'), 'PEER_DEPENDENCY'],
+  AgentDefinitionError: [() => new AgentDefinitionError('a', 'x'), 'INVALID_AGENT_DEFINITION'],
 }
 
 /**
