@@ -6,6 +6,15 @@
 // first: fail on an unsupported cordis before anything uses it
 import './cordis-glue/peer.ts'
 
+export {
+  type AgentDefinition,
+  AgentDefinitionError,
+  type AgentDefinitionProblem,
+  AgentDefinitions,
+  type AgentDefinitionsService,
+  formatProblem as formatAgentDefinitionProblem,
+  unknownDefinitionMessage,
+} from './plugins/agent-definitions/index.ts'
 export { Approvals, DECIDED_EVENT, DELEGATION_POLICY_SECTION, REQUESTED_EVENT } from './plugins/approvals/index.ts'
 export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, DecidedBy } from './plugins/approvals/index.ts'
 export {

@@ -11,7 +11,7 @@ import type { Context } from 'cordis'
 import { type PromptAnswer, type PromptWords, parseAnswer, requestLines } from '../lib/text/approval-prompt.ts'
 import { thrownMessage } from '../lib/errors.ts'
 import { printable } from '../lib/text/terminal-text.ts'
-import type { ApprovalDecision, ApprovalRequest } from '../plugins/approvals/index.ts'
+import type { ApprovalDecision, ApprovalRequest, Approvals } from '../plugins/approvals/index.ts'
 import type {} from '../plugins/host/index.ts'
 import { type Locale, text } from '../locales/index.ts'
 
@@ -61,6 +61,15 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
   const words = promptWords(options.locale)
   const t = (key: string, params?: Record<string, string | number>) => text(options.locale, `approvalPrompt.${key}`, params)
   const print = options.interactive || !options.silent ? (line: string) => void options.output.write(`${line}\n`) : () => {}
+  /** A person answers here: the option, until the input ends (Ctrl-D, a closed terminal). */
+  let interactive = options.interactive
+  let approvals: Approvals | undefined
+  let timeoutSet = false
+  const setTimeoutDefault = () => {
+    if (!approvals || interactive) return
+    approvals.setDefaultTimeout(options.defaultTimeoutMs ?? NON_INTERACTIVE_TIMEOUT_MS)
+    timeoutSet = true
+  }
   /** Asked and not decided, in the order they were asked; the first is on screen when interactive. */
   const line: ApprovalRequest[] = []
   let reader: Interface | undefined
@@ -71,12 +80,12 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
     const [header, ...body] = requestLines(request, words, labelOf)
     print(`${header}`)
     for (const part of body) print(`  ${part}`)
-    print(options.interactive ? `  ${t('choices')}` : `  ${t('notInteractive')}`)
+    print(interactive ? `  ${t('choices')}` : `  ${t('notInteractive')}`)
   }
 
   const ask = () => {
     const current = line[0]
-    if (!current || !options.interactive) return reader?.pause()
+    if (!current || !interactive) return reader?.pause()
     show(current)
     options.output.write(t('answer'))
     reader ??= openReader()
@@ -86,6 +95,13 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
   const openReader = () => {
     const opened = createInterface({ input: options.input, terminal: false })
     opened.on('line', (typed) => void answered(typed))
+    // no more answers can come: the requests wait for another answerer or the default timeout
+    opened.on('close', () => {
+      if (!interactive) return
+      interactive = false
+      print(`\n${t('inputClosed')}`)
+      setTimeoutDefault()
+    })
     return opened
   }
 
@@ -104,7 +120,7 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
 
   const asked = (request: ApprovalRequest) => {
     line.push(request)
-    if (!options.interactive) return show(request)
+    if (!interactive) return show(request)
     if (line.length === 1) return ask()
     print(t('queued', { who: who(request), tool: printable(request.tool), count: line.length - 1 }))
   }
@@ -126,15 +142,18 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
   }
 
   const fiber = ctx.inject(['approvals'], (inner) => {
-    const approvals = inner.approvals
-    decide = (id, answer) => approvals.decide(id, answer)
+    const service = inner.approvals
+    approvals = service
+    decide = (id, answer) => service.decide(id, answer)
     labelOf = (id) => inner.get('sessions')?.get(id)?.header.label
-    if (!options.interactive) approvals.setDefaultTimeout(options.defaultTimeoutMs ?? NON_INTERACTIVE_TIMEOUT_MS)
+    setTimeoutDefault()
     inner.on('approval/asked', asked)
     inner.on('approval/decided', decided)
     inner.effect(
       () => () => {
-        if (!options.interactive) approvals.setDefaultTimeout(undefined)
+        if (timeoutSet) service.setDefaultTimeout(undefined)
+        timeoutSet = false
+        approvals = undefined
         decide = undefined
         line.length = 0
         reader?.pause()

@@ -20,6 +20,7 @@ import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
+import { check } from './check.ts'
 import type { Verbosity } from '../demo/transcript.ts'
 import { attachApprovalPrompt } from './approval-prompt.ts'
 import { resumeCommand } from './resume.ts'
@@ -173,6 +174,14 @@ async function main(args: string[]): Promise<void> {
   const usage = text(locale, 'cli.usage')
   if (values.help) return void process.stdout.write(usage)
   const [command, file = 'cordis.yml', ...extra] = positionals
+  if (command === 'check') {
+    if (positionals.length !== 2) {
+      process.stderr.write(`${text(locale, 'cli.checkArguments')}\n\n${usage}`)
+      process.exit(2)
+    }
+    const write = (stream: NodeJS.WriteStream) => (line: string) => stream.write(`${line}\n`)
+    return process.exit(await check(positionals[1]!, locale, { out: write(process.stdout), err: write(process.stderr) }))
+  }
   if (command === 'inspect' && positionals[1] !== undefined && extra.length <= 1 && (extra[0] ?? '0').match(/^\d{1,5}$/)) {
     return inspect(positionals[1], Number(extra[0] ?? 0), locale)
   }

@@ -177,6 +177,16 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
     expect(screen.text).to.include('denied: child "release" may not run deploy: no decision within 30 ms (timeout)')
   })
 
+  it('stops asking when its input ends, and the default timeout decides what waits', async () => {
+    attach(true, { defaultTimeoutMs: 30 })
+    const run = await start('release', [{ target: 'production' }])
+    await screen.waitFor(PROMPT)
+    input.end()
+    expect(textOf((await run.result).output)).to.equal('Error: tool call "deploy" was denied: no decision within 30 ms')
+    expect(screen.text).to.include(`${PROMPT}\nno more answers from this terminal (its input ended): waiting for another answerer or the timeout\n`)
+    expect(screen.text).to.include('denied: child "release" may not run deploy: no decision within 30 ms (timeout)')
+  })
+
   it("a config's own timeout wins over the prompt's default", async () => {
     await host.approvalsFiber.update(askingConfig({ timeout: 20 }))
     attach(false, { defaultTimeoutMs: 60_000 })

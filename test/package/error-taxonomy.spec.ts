@@ -20,6 +20,7 @@ import { TurnCancelledError } from '../../plugins/host/agents/agent.ts'
 import { CordisAssumptionError } from '../../cordis-glue/bridge.ts'
 import { HostConfigError } from '../../plugins/loader/config-file.ts'
 import { ModelRequestError } from '../../plugins/openai-model/errors.ts'
+import { AgentDefinitionError } from '../../plugins/agent-definitions/errors.ts'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -42,6 +43,7 @@ const classes: Record<string, [build: () => SubagentError, code: string]> = {
   ContentFilterError: [() => new ContentFilterError(), 'CONTENT_FILTERED'],
   SessionFileError: [() => new SessionFileError('s', 'x'), 'SESSION_FILE'],
   CordisAssumptionError: [() => new CordisAssumptionError('x'), 'PEER_DEPENDENCY'],
+  AgentDefinitionError: [() => new AgentDefinitionError('a', 'x'), 'INVALID_AGENT_DEFINITION'],
 }
 
 /**
