@@ -22,8 +22,20 @@ export interface AgentView {
   usage: Usage
   /** Epoch ms: the header's `createdAt`. */
   startedAt: number
-  /** Epoch ms of the last turn end seen live; undefined for a running agent and for saved files. */
+  /** Epoch ms of the last turn end (seen live, or a saved file's last write); undefined while running or unknown. */
   endedAt?: number
+  /**
+   * A root's tree budget left (TreeBudget, live only): `null` where no limit applies (JSON has no
+   * `Infinity`); undefined without a budget.
+   */
+  budgetLeft?: BudgetLeft
+}
+
+/** What a tree's budget has left, as the inspector shows it: `null` = unlimited. */
+export interface BudgetLeft {
+  children: number | null
+  tokens: number | null
+  modelRequests: number | null
 }
 
 /** A fresh view of a session that has no events yet. */
@@ -41,6 +53,7 @@ export function viewOfHeader(header: SessionHeader): AgentView {
     usage: { inputTokens: 0, outputTokens: 0 },
     startedAt: header.createdAt,
     endedAt: undefined,
+    budgetLeft: undefined,
   }
 }
 

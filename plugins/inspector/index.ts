@@ -79,6 +79,22 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
       }
     }, 'inspector fold')
   })
+  // a root's budget left: live while a TreeBudget is loaded
+  ctx.inject(['agents', 'treeBudget'], (inner) => {
+    const { agents, treeBudget } = inner
+    const unlimited = (amount: number) => (Number.isFinite(amount) ? amount : null)
+    inner.effect(() => {
+      tree.budgetOf = (rootId) => {
+        const agent = agents.get(rootId)
+        if (!agent) return undefined
+        const left = treeBudget.remaining(agent)
+        return { children: unlimited(left.children), tokens: unlimited(left.tokens), modelRequests: unlimited(left.modelRequests) }
+      }
+      return () => {
+        tree.budgetOf = undefined
+      }
+    }, 'inspector budget')
+  })
   // the approvals panel: live while an Approvals plugin is loaded
   ctx.inject(['approvals'], (inner) => {
     inner.effect(() => desk.attach(inner.approvals), 'inspector approvals')

@@ -5,7 +5,7 @@
  * window while the page is open). A host cycle then pays no listener per session event, and the
  * folding of a whole window runs in one batch, outside the cycles.
  */
-import { type AgentView, applyEvent, viewOfHeader } from '../../lib/session/agent-view.ts'
+import { type AgentView, applyEvent, type BudgetLeft, viewOfHeader } from '../../lib/session/agent-view.ts'
 import type { Session, SessionEvent } from '../../lib/types.ts'
 import type { InspectorSource } from './server.ts'
 
@@ -35,6 +35,11 @@ export class LiveTree implements InspectorSource {
   #settled: Settled[] = []
   /** Views changed since the last `changed()`, each once. */
   readonly #changed = new Set<AgentView>()
+  /**
+   * What a root's tree budget has left (set while a `TreeBudget` is loaded): asked for the roots
+   * at a fold that changed something, since only a change in the tree can spend from it.
+   */
+  budgetOf: ((rootId: string) => BudgetLeft | undefined) | undefined
 
   /**
    * `published()` lists the sessions still published (read once per fold: any other session is
@@ -78,6 +83,19 @@ export class LiveTree implements InspectorSource {
     }
     this.#live.length = kept
     this.#applySettled()
+    if (this.budgetOf && this.#changed.size) this.#foldBudgets(this.budgetOf)
+  }
+
+  #foldBudgets(budgetOf: (rootId: string) => BudgetLeft | undefined): void {
+    for (const watched of this.#live) {
+      const { view } = watched
+      if (view.parentId !== undefined) continue
+      const left = budgetOf(view.id)
+      const before = view.budgetLeft
+      if (left?.children === before?.children && left?.tokens === before?.tokens && left?.modelRequests === before?.modelRequests) continue
+      view.budgetLeft = left
+      this.#changed.add(view)
+    }
   }
 
   #adopt(): void {

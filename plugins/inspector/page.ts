@@ -39,15 +39,23 @@ const agents = new Map(); let selected; let live = null; let frame = 0
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = String(text); return e }
 const order = () => { const kids = new Map(); for (const a of agents.values()) { const p = agents.has(a.parentId) ? a.parentId : ''; if (!kids.has(p)) kids.set(p, []); kids.get(p).push(a) }
   const out = []; const walk = (p, level) => { for (const a of (kids.get(p) || []).sort((x, y) => x.startedAt - y.startedAt)) { out.push([a, level]); walk(a.id, level + 1) } }; walk('', 0); return out }
-const elapsed = (a) => { const ms = (a.endedAt ?? (a.status === 'running' ? Date.now() : a.startedAt)) - a.startedAt; return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s' }
+const elapsed = (a) => { if (a.status !== 'running' && a.endedAt === undefined) return '–'; const ms = (a.status === 'running' ? Date.now() : a.endedAt) - a.startedAt; return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s' }
 function render() { frame = 0; const rows = document.getElementById('rows'); rows.replaceChildren(); const list = order(); if (!list.length) return
-  const t0 = Math.min(...list.map(([a]) => a.startedAt)); const t1 = Math.max(Date.now(), ...list.map(([a]) => a.endedAt ?? a.startedAt)); const span = Math.max(1, t1 - t0)
+  // the time axis ends where the last agent ended, or now while one runs: a page opened long after
+  // the runs must not squeeze their bars into its first pixels
+  const endOf = (a) => a.status === 'running' ? Date.now() : a.endedAt ?? a.startedAt
+  const t0 = Math.min(...list.map(([a]) => a.startedAt)); const t1 = Math.max(...list.map(([a]) => endOf(a))); const span = Math.max(1, t1 - t0)
+  // what each agent's subtree spent: its own usage plus every descendant's (children come after their parent in the list)
+  const tree = new Map(); for (const [a] of list) tree.set(a.id, { inputTokens: a.usage.inputTokens, outputTokens: a.usage.outputTokens, below: 0 })
+  for (const [a] of [...list].reverse()) { const up = tree.get(a.parentId); if (up) { const own = tree.get(a.id); up.inputTokens += own.inputTokens; up.outputTokens += own.outputTokens; up.below += 1 + own.below } }
+  const tokens = (a) => { const t = tree.get(a.id); const own = a.usage.inputTokens + ' / ' + a.usage.outputTokens; const b = a.budgetLeft; const n = (v) => v === null ? '∞' : v
+    const left = b ? ' · left ' + n(b.tokens) + ' tokens, ' + n(b.children) + ' children' : ''; return (t.below ? own + ' · tree ' + t.inputTokens + ' / ' + t.outputTokens : own) + left }
   for (const [a, level] of list) { const tr = el('tr', 'agent' + (a.id === selected ? ' selected' : '')); tr.onclick = () => select(a.id)
     const name = el('td'); name.style.paddingLeft = 6 + level * 18 + 'px'; name.append(el('span', 'name', a.label ?? (a.mode === 'root' ? 'root' : 'child')), el('span', 'dim', ' ' + a.id.slice(0, 8))); if (a.agent) name.append(el('span', 'dim', ' · ' + a.agent))
     const stop = a.stopReason ?? ''; const status = el('td', a.status === 'running' ? 'run' : '', a.status)
-    const lane = el('div', 'lane'); const bar = el('div', 'bar' + (a.status === 'running' ? ' live' : '')); const end = a.endedAt ?? (a.status === 'running' ? Date.now() : a.startedAt)
+    const lane = el('div', 'lane'); const bar = el('div', 'bar' + (a.status === 'running' ? ' live' : '')); const end = endOf(a)
     bar.style.left = ((a.startedAt - t0) / span) * 100 + '%'; bar.style.width = Math.max(0.8, ((end - a.startedAt) / span) * 100) + '%'; lane.append(bar); const laneCell = el('td'); laneCell.append(lane)
-    tr.append(name, el('td', '', a.mode), el('td', '', a.depth), status, el('td', stop === 'completed' ? 'ok' : stop ? 'bad' : '', stop), el('td', '', a.usage.inputTokens + ' / ' + a.usage.outputTokens), el('td', '', elapsed(a)), laneCell); rows.append(tr) }
+    tr.append(name, el('td', '', a.mode), el('td', '', a.depth), status, el('td', stop === 'completed' ? 'ok' : stop ? 'bad' : '', stop), el('td', 'tokens', tokens(a)), el('td', '', elapsed(a)), laneCell); rows.append(tr) }
   const running = list.filter(([a]) => a.status === 'running').length; document.getElementById('summary').textContent = list.length + ' agents · ' + running + ' running' }
 const schedule = () => { if (!frame) frame = requestAnimationFrame(render) }
 const textOf = (content) => (content || []).map((b) => b.type === 'tool-call' ? '→ ' + b.name + ' ' + b.arguments : b.text).join('\\n')

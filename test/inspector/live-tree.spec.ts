@@ -58,8 +58,25 @@ describe('LiveTree', () => {
         usage: { inputTokens: 4, outputTokens: 1 },
         startedAt: 1,
         endedAt: 130,
+        budgetLeft: undefined,
       },
     ])
+  })
+
+  it("shows what a root's tree budget has left, refreshed at a fold where its tree changed", () => {
+    const root = track(session('root'))
+    const kid = track(session('kid', { parentSession: 'root', origin: 'subagent', delegationDepth: 1 }))
+    let tokens = 100
+    tree.budgetOf = (id) => (id === 'root' ? { children: 3, tokens, modelRequests: null } : undefined)
+    tree.changed()
+    expect(tree.agents().find((view) => view.id === 'root')?.budgetLeft).to.deep.equal({ children: 3, tokens: 100, modelRequests: null })
+    tokens = 95
+    turn(kid, 'completed')
+    const changed = tree.changed().map((view) => view.id)
+    expect(changed).to.include('root')
+    expect(tree.agents().find((view) => view.id === 'root')?.budgetLeft).to.deep.equal({ children: 3, tokens: 95, modelRequests: null })
+    expect(tree.agents().find((view) => view.id === 'kid')?.budgetLeft).to.equal(undefined)
+    expect(root.events).to.have.length(0)
   })
 
   it('shows the agent definition a child was started from', () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'chai'
@@ -25,6 +25,8 @@ describe('readSavedSessions', () => {
         line(1, 'assistant/message', { turn: 1, step: 1, content: [], usage: { inputTokens: 7, outputTokens: 2 } }) +
         line(2, 'turn/end', { turn: 1, reason: { kind: 'completed' } }),
     )
+    // its last write, 2 s after the header's createdAt (5 ms): when its last turn ended
+    await utimes(join(dir, 'kid.jsonl'), 2.005, 2.005)
     const saved = await readSavedSessions(dir)
     expect(saved.agents().find((agent) => agent.id === 'kid')).to.deep.equal({
       id: 'kid',
@@ -38,8 +40,8 @@ describe('readSavedSessions', () => {
       stopReason: 'completed',
       usage: { inputTokens: 7, outputTokens: 2 },
       startedAt: 5,
-      // every view has every key (one shape); JSON leaves the undefined ones out
-      endedAt: undefined,
+      endedAt: 2005,
+      budgetLeft: undefined,
     })
     expect(saved.problems()).to.deep.equal([])
   })
