@@ -75,6 +75,14 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
   let reader: Interface | undefined
   let decide: ((id: string, answer: PromptAnswer) => unknown) | undefined
   let labelOf: (id: string) => string | undefined = () => undefined
+  /** The request this prompt is deciding right now: its own decision is not news from elsewhere. */
+  let deciding: string | undefined
+  /**
+   * The request on screen was decided elsewhere (the page, a timeout) while the person may have
+   * been typing an answer for it: the next line only acknowledges that, so an answer meant for it
+   * (typed late, or buffered while the reader was paused) can never decide the request shown next.
+   */
+  let acknowledging = false
 
   const show = (request: ApprovalRequest) => {
     const [header, ...body] = requestLines(request, words, labelOf)
@@ -85,7 +93,10 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
 
   const ask = () => {
     const current = line[0]
-    if (!current || !interactive) return reader?.pause()
+    if (!interactive) return reader?.pause()
+    // the acknowledging line is still to come: keep reading, show nothing new before it
+    if (acknowledging) return void reader?.resume()
+    if (!current) return reader?.pause()
     show(current)
     options.output.write(t('answer'))
     reader ??= openReader()
@@ -106,22 +117,29 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
   }
 
   const answered = async (typed: string) => {
+    if (acknowledging) {
+      acknowledging = false
+      return ask()
+    }
     const current = line[0]
     if (!current || !decide) return
     const answer = parseAnswer(typed)
     if (!answer) return void options.output.write(`${t('unknownAnswer', { answer: printable(typed.trim()) })}\n${t('answer')}`)
+    deciding = current.id
     try {
       await decide(current.id, answer)
     } catch (error) {
       // decided meanwhile elsewhere (the page, a timeout): `approval/decided` moves the line on
       print(t('notDecided', { reason: printable(thrownMessage(error)) }))
+    } finally {
+      deciding = undefined
     }
   }
 
   const asked = (request: ApprovalRequest) => {
     line.push(request)
     if (!interactive) return show(request)
-    if (line.length === 1) return ask()
+    if (line.length === 1 && !acknowledging) return ask()
     print(t('queued', { who: who(request), tool: printable(request.tool), count: line.length - 1 }))
   }
 
@@ -138,7 +156,13 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
         ? t('deniedPlain', params)
         : t('denied', { ...params, reason: printable(decision.reason) })
     print(outcome)
-    if (index === 0) ask()
+    if (index !== 0) return
+    if (interactive && request.id !== deciding) {
+      acknowledging = true
+      options.output.write(t('acknowledge'))
+      return reader?.resume()
+    }
+    ask()
   }
 
   const fiber = ctx.inject(['approvals'], (inner) => {
@@ -156,6 +180,7 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
         approvals = undefined
         decide = undefined
         line.length = 0
+        acknowledging = false
         reader?.pause()
       },
       'approval prompt',
