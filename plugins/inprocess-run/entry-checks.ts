@@ -20,8 +20,7 @@ export { abortedBeforePublication }
 
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
-  // the public fields are `declare`d and assigned once, in the constructor: as class fields (or
-  // parameter properties) each would first be defined as `undefined`, a cost every start pays
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly request: SubagentStartRequest
   declare readonly mode: 'spawn' | 'fork'
   declare readonly parentDepth: number
