@@ -54,4 +54,4 @@ export {
   type TranscriptOutput,
   TranscriptPrinter,
   type Verbosity,
-} from './demo/transcript.ts'
+} from './plugins/transcript/index.ts'

@@ -19,7 +19,7 @@ import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
-import type { Verbosity } from '../demo/transcript.ts'
+import type { Verbosity } from '../plugins/transcript/index.ts'
 
 /** Ends the process with exit 1 after `message` on stderr: a missing folder or a taken port is not a crash. */
 function fail(message: string): never {

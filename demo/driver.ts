@@ -19,7 +19,7 @@ import type { TreeBudget } from '../plugins/tree-budget/index.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 import { demoReply } from './script.ts'
 import { story } from './story.ts'
-import { formatTokens } from './transcript.ts'
+import { formatTokens } from '../plugins/transcript/index.ts'
 
 interface ModelChoice {
   provider: string
