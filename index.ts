@@ -6,6 +6,14 @@
 // first: fail on an unsupported cordis before anything uses it
 import './cordis-glue/peer.ts'
 
+export { Approvals, DECIDED_EVENT, DELEGATION_POLICY_SECTION, REQUESTED_EVENT } from './plugins/approvals/index.ts'
+export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, DecidedBy } from './plugins/approvals/index.ts'
+export {
+  approvalPolicyProblems,
+  decideByPolicy,
+  mergeStrictest,
+  readApprovalPolicy,
+} from './lib/approval/policy.ts'
 export { CodeMode } from './plugins/code-mode/index.ts'
 export { DepthPolicy } from './plugins/depth-policy/index.ts'
 export { Agents, Host, Models, Sessions, SystemPrompt, Tools } from './plugins/host/index.ts'

@@ -84,12 +84,15 @@ export function untrace(service: Service): void {
  * Makes a config update of `ctx`'s own plugin apply in place: the fiber takes the new config and
  * `apply(config)` runs, instead of cordis's restart (unload, then apply again), between whose two
  * halves none of the plugin's listeners are there (a start landing then would meet no cap, no
- * budget). A config the fiber refuses falls back to cordis's own handling.
+ * budget). A config the fiber refuses falls back to cordis's own handling. `check(config)`, when
+ * given, runs first: its throw reaches the caller of `fiber.update()` and changes nothing, not even
+ * the fiber's config.
  */
-export function updateInPlace<C>(ctx: Context, apply: (config: C) => void): void {
+export function updateInPlace<C>(ctx: Context, apply: (config: C) => void, check?: (config: C) => void): void {
   const own = ctx.fiber
   ctx.on('internal/update', function (this: Fiber, next: C, _noSave: boolean, core: () => unknown) {
     if (this !== own) return core()
+    check?.(next)
     try {
       this.config = next
     } catch {

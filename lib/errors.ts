@@ -18,6 +18,7 @@ export const ERROR_CODES = Object.freeze([
   'BUDGET_EXHAUSTED',
   'ABORTED',
   'NO_CALLING_AGENT',
+  'NOT_PENDING',
   // thrown: the host's registries, sessions and agents
   'INVALID_OPTIONS',
   'INVALID_SESSION',
@@ -44,6 +45,7 @@ export const ERROR_CODES = Object.freeze([
   'INVALID_ARGS',
   'UNKNOWN_TOOL',
   'TOOL_DENIED',
+  'DENIED',
   'TOOL_FAILED',
   'HOOK_FAILED',
   'NOT_RECORDED',

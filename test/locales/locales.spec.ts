@@ -7,6 +7,7 @@ import { type Dictionary, LOCALES, lookup } from '../../lib/text/i18n.ts'
 import { DIAGNOSTIC_PARAM_NAMES } from '../../lib/text/diagnostic.ts'
 import type { JsonSchema, SessionEventData, SessionEvent, ToolSchema } from '../../lib/types.ts'
 import { dictionaries, text } from '../../locales/index.ts'
+import Approvals from '../../plugins/approvals/index.ts'
 import DepthPolicy from '../../plugins/depth-policy/index.ts'
 import Host from '../../plugins/host/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
@@ -270,6 +271,7 @@ const configs: [name: string, plugin: { Config: Schema }][] = [
   ['structuredOutput', StructuredOutput],
   ['subagentTool', SubagentTool],
   ['depthPolicy', DepthPolicy],
+  ['approvals', Approvals],
   ['demo', DemoDriver],
   ['transcript', Transcript],
 ]

@@ -18,6 +18,7 @@ describe('package surface (SPEC §7)', () => {
     'TreeBudget',
     'Tracing',
     'Inspector',
+    'Approvals',
   ] as const
 
   for (const name of plugins) {
@@ -73,7 +74,7 @@ describe('package surface (SPEC §7)', () => {
     }
   })
 
-  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tree-budget', 'tracing', 'inspector']) {
+  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tree-budget', 'tracing', 'inspector', 'approvals']) {
     it(`default-exports a plugin from plugins/${file}`, async () => {
       const module = await import(`../../plugins/${file}/index.ts`)
       expect(module.default).to.be.a('function')
