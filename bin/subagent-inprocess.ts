@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `subagent-inprocess start [config] [--watch] [--verbose | --quiet]`: runs a host config (default `cordis.yml`) on one
+ * `subagent-inprocess start [config] [--watch] [--verbose | --quiet]` (and `resume`, bin/resume.ts): runs a host config (default `cordis.yml`) on one
  * root context. Without `--watch` the process ends when a plugin emits `loader/exit` — once every
  * pending background subagent has delivered its result — or at once on SIGINT/SIGTERM; with
  * `--watch` it stays up and reloads on every change of the config or of a loaded plugin file.
@@ -20,6 +20,7 @@ import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspec
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
 import type { Verbosity } from '../plugins/transcript/index.ts'
+import { resumeCommand } from './resume.ts'
 
 /** Ends the process with exit 1 after `message` on stderr: a missing folder or a taken port is not a crash. */
 function fail(message: string): never {
@@ -146,6 +147,8 @@ function parse(argv: string[]) {
 }
 
 async function main(args: string[]): Promise<void> {
+  // its own options (`--sessions`): bin/resume.ts
+  if (args[0] === 'resume' && !args.includes('--help') && !args.includes('-h')) return resumeCommand(args.slice(1))
   const { argv, port: inspectPort } = takeInspect(args)
   const { values, positionals } = parse(argv)
   const requested = values.locale ?? 'en-US'

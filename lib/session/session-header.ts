@@ -5,6 +5,7 @@
 import { type ApprovalPolicy, approvalPolicyProblems, readApprovalPolicy } from '../approval/policy.ts'
 import { isNonNegativeSafeInteger } from '../delegation/depth.ts'
 import { SubagentError } from '../errors.ts'
+import { jsonDataViolation } from '../json/json-data.ts'
 import type { SessionHeader } from '../types.ts'
 
 /** What a definition name (SPEC §12), and so a header's `agent`, looks like. */
@@ -67,7 +68,7 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
   // named reads and writes, not a loop over key names: a loop makes each a keyed access on a
   // varying key, and adding a property through one goes to V8's runtime, in baseline and in
   // optimized code alike (every creation builds a header)
-  const { cwd, parentSession, label, callId, origin, delegationDepth, seedLength, agent, approval } = fields
+  const { cwd, parentSession, label, callId, origin, delegationDepth, seedLength, agent, approval, agentOptions } = fields
   if (cwd !== undefined) header.cwd = checkedString(cwd, 'cwd')
   if (parentSession !== undefined) header.parentSession = checkedString(parentSession, 'parentSession')
   if (label !== undefined) header.label = checkedString(label, 'label')
@@ -85,5 +86,16 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
     header.agent = agent
   }
   if (approval !== undefined) header.approval = headerApproval(approval)
+  if (agentOptions !== undefined) {
+    if (!isJsonObject(agentOptions)) throw new SubagentError('INVALID_SESSION', 'session header agentOptions must be a JSON object')
+    header.agentOptions = agentOptions
+  }
   return Object.freeze(header) as SessionHeader
+}
+
+/** A plain object (not an array) holding JSON data only: what `agentOptions` may be. */
+function isJsonObject(value: unknown): value is SessionHeader['agentOptions'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return (proto === Object.prototype || proto === null) && jsonDataViolation(value) === undefined
 }

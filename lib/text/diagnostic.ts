@@ -27,6 +27,8 @@ export interface DiagnosticParams {
   budgetLimit: { limit: string }
   missingCapture: Record<never, never>
   cancelledBeforeCapture: Record<never, never>
+  /** A background run whose process stopped before it finished, delivered after a resume (SPEC §14). */
+  processStopped: Record<never, never>
 }
 
 export type DiagnosticKey = keyof DiagnosticParams
@@ -56,6 +58,7 @@ export const DIAGNOSTIC_PARAM_NAMES: { readonly [K in DiagnosticKey]: readonly (
   budgetLimit: ['limit'],
   missingCapture: [],
   cancelledBeforeCapture: [],
+  processStopped: [],
 })
 
 /** Upper bound of a rendered diagnostic, in UTF-8 bytes (SPEC §2.4). */

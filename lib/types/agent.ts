@@ -4,6 +4,7 @@
 import type { Context } from 'cordis'
 import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { ContentBlock } from './content.ts'
+import type { JsonValue } from './json.ts'
 import type { CancelCause, Session, SessionEvent } from './session.ts'
 
 export interface AgentOptions {
@@ -50,6 +51,8 @@ export interface CreateAgentOptions {
     callId?: string
     agent?: string
     approval?: ApprovalPolicy
+    /** Recorded instead of the host's secret-free copy of `agentOptions` (SPEC §14). */
+    agentOptions?: Readonly<Record<string, JsonValue>>
   }
   seed?: readonly SessionEvent[]
   agentOptions?: AgentOptions

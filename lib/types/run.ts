@@ -4,7 +4,7 @@
 import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { OutputSchema } from '../schema/structured-type.ts'
 import type { Diagnostic } from '../text/diagnostic.ts'
-import type { Agent, AgentOptions } from './agent.ts'
+import type { Agent, AgentHandle, AgentOptions } from './agent.ts'
 import type { ContentBlock, Usage } from './content.ts'
 import type { SessionEvent } from './session.ts'
 
@@ -92,6 +92,24 @@ export interface RunEvent {
   /** That agent's delegation depth. */
   readonly depth: number
   readonly event: SessionEvent
+}
+
+/** A tree published again by `ctx.inprocessRun.resumeTree` (SPEC §14). */
+export interface ResumedTree {
+  readonly root: Agent
+  /** The descendants, root excluded, each after its parent. */
+  readonly agents: readonly Agent[]
+  /** Disposes the whole tree (the root, and with it every agent it owns). Memoized. */
+  dispose(): Promise<void>
+}
+
+/** What `subagent/resumed` listeners get: the tree just published, every open turn closed. */
+export interface ResumedTreeInfo {
+  readonly rootId: string
+  readonly root: Agent
+  readonly agents: readonly Agent[]
+  /** The handle of an agent of this tree (to dispose one agent, e.g. a delivered background child). */
+  handleOf(agent: Agent): AgentHandle | undefined
 }
 
 export interface SubagentRun<T = unknown> {

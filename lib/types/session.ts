@@ -4,6 +4,7 @@
 import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { BudgetLimit } from '../errors.ts'
 import type { ContentBlock, Usage } from './content.ts'
+import type { JsonValue } from './json.ts'
 
 export interface SessionHeader {
   readonly id: string
@@ -24,6 +25,11 @@ export interface SessionHeader {
    * own, merged strictest, so the guard survives `agents.resume`.
    */
   readonly approval?: ApprovalPolicy
+  /**
+   * The agent's options as created, without secrets and non-JSON values (SPEC §14): what a resume
+   * runs the agent with when the caller passes none.
+   */
+  readonly agentOptions?: Readonly<Record<string, JsonValue>>
 }
 
 export type CancelCause =

@@ -22,7 +22,7 @@ import { text } from '../../locales/index.ts'
 import { Dispatch, rawService } from '../../cordis-glue/bridge.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
 import { type ApprovalsConfig, assertConfig, ApprovalsConfig as ConfigSchema } from './config.ts'
-import { chainDecision, childPolicy } from './policy-chain.ts'
+import { baselineApproval, chainDecision, childPolicy } from './policy-chain.ts'
 
 export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, DecidedBy }
 export { DECIDED_EVENT, REQUESTED_EVENT }
@@ -88,6 +88,8 @@ export class Approvals {
   readonly #ctx: Context
   readonly #warn: (message: string) => void
   #sectionOff: (() => void) | undefined
+  /** The timeout while the config sets none (`setDefaultTimeout`). */
+  #defaultTimeout: number | undefined
 
   constructor(ctx: Context, config: ApprovalsConfig) {
     assertConfig(config)
@@ -101,7 +103,8 @@ export class Approvals {
     updateInPlace<ApprovalsConfig>(ctx, (next) => this.#update(next), assertConfig)
     listenDirect(ctx, 'tools/approve', (exec, subject, next) => this.#judge(exec, subject, next))
     listenDirect(ctx, 'subagent/prepare', (plan) => {
-      if (plan.request.approval !== undefined) plan.claim('approval')
+      // served here, from the request or a definition's baseline alike
+      if (plan.request.approval !== undefined || baselineApproval(plan) !== undefined) plan.claim('approval')
       const policy = childPolicy(plan)
       if (policy !== undefined) plan.recordHeader('approval', policy)
     })
@@ -143,6 +146,18 @@ export class Approvals {
     const found: ApprovalRequest[] = []
     for (const { request } of this.#pending.values()) if (rootId === undefined || request.rootId === rootId) found.push(request)
     return found
+  }
+
+  /**
+   * Sets the timeout of asked calls while the config sets no `timeout` (a config `timeout` always
+   * wins); `undefined` removes it. Undecided requests are re-armed, counted from when they were
+   * asked. The CLI sets one when no person can answer at its terminal (SPEC §11.4). Throws a
+   * `TypeError` for anything but a positive integer or `undefined`.
+   */
+  setDefaultTimeout(ms: number | undefined): void {
+    if (ms !== undefined && !(Number.isSafeInteger(ms) && ms > 0)) throw new TypeError('approvals default timeout must be a positive integer of ms')
+    this.#defaultTimeout = ms
+    for (const pending of this.#pending.values()) this.#arm(pending)
   }
 
   /** The word the policies give a call of `name` by `agent` (the deployment's and the agent's chain). */
@@ -219,7 +234,7 @@ export class Approvals {
   #arm(pending: Pending): void {
     if (pending.timer !== undefined) clearTimeout(pending.timer)
     pending.timer = undefined
-    const timeout = this.#config.timeout
+    const timeout = this.#config.timeout ?? this.#defaultTimeout
     if (timeout === undefined) return
     const expire = () => this.#settle(pending, { approved: false, reason: `no decision within ${timeout} ms`, by: 'timeout' })
     const left = pending.request.createdAt + timeout - Date.now()

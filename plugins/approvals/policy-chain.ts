@@ -32,6 +32,11 @@ function checked(value: unknown, subject: string): ApprovalPolicy {
   return value as ApprovalPolicy
 }
 
+/** A definition's baseline `approval` (SPEC §12, set in `subagent/define`), or `undefined`. */
+export function baselineApproval(plan: SubagentPlan): unknown {
+  return (plan as { readonly baseline?: { readonly approval?: unknown } }).baseline?.approval
+}
+
 /**
  * The policy the child of `plan` records in its header: the strictest of the parent's chain (its
  * header's policy and its `approval` option), the request's `approval`, the child's own
@@ -46,8 +51,7 @@ export function childPolicy(plan: SubagentPlan): ApprovalPolicy | undefined {
   const parentOwn = parent.options.approval
   const requested = request.approval
   const optionOwn = request.agentOptions?.approval
-  // a definition's baseline (SPEC §12), when a definitions plugin set one
-  const baseline = (plan as { readonly baseline?: { readonly approval?: unknown } }).baseline?.approval
+  const baseline = baselineApproval(plan)
   if (inherited === undefined && parentOwn === undefined && requested === undefined && optionOwn === undefined && baseline === undefined) {
     return undefined
   }

@@ -5,6 +5,7 @@ import type { Events } from 'cordis'
 import type { ListenerDispatch } from '../../lib/dispatch.ts'
 import { isThenable } from '../../lib/async/thenable.ts'
 import type { Agent, AgentOptions, CreateAgentOptions, ToolGuard } from '../../lib/types.ts'
+import { recordScope, type ScopeRecord } from './child-scope.ts'
 import type { StartPlan } from './entry-checks.ts'
 
 /** Parent's provider, model, maxTokens (each only if set), then the request's, then the depth. */
@@ -60,14 +61,16 @@ export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean
  * are scoped to it and vanish with it. Restrictions compose (a tool must pass each), so the filter
  * can only narrow the ceiling. An unknown tool name in the filter throws and so rolls the creation back.
  */
-function applyRequestScope(child: Agent, plan: StartPlan): void {
+function applyRequestScope(child: Agent, plan: StartPlan, persisting: boolean): void {
   const { persona, toolFilter } = plan.request
   if (persona !== undefined) child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
   const inherited = plan.inheritedTools
+  let ceiling: string[] | undefined
   if (inherited !== undefined) {
     const tools = child.ctx.tools
     // a tool unregistered since the snapshot is hidden anyway, and must not fail the start
-    tools.restrict({ allow: inherited.filter((name) => tools.get(name) !== undefined) })
+    ceiling = inherited.filter((name) => tools.get(name) !== undefined)
+    tools.restrict({ allow: ceiling })
     // the parent's guards meet the child's calls of the tools it inherited: a model never reaches
     // through a child a call it was denied (SPEC §8.3). Each sees the child's execution, as the
     // child's own would. A tool the parent never saw (the child's own, e.g. its structured-output
@@ -84,6 +87,20 @@ function applyRequestScope(child: Agent, plan: StartPlan): void {
     }
   }
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
+  // what a resume must register again (SPEC §14); only a store could read it back
+  if (persisting) recordScope(child, scopeRecord(persona, ceiling, toolFilter))
+}
+
+function scopeRecord(persona: string | undefined, inherited: string[] | undefined, toolFilter: { allow?: readonly string[]; deny?: readonly string[] } | undefined): ScopeRecord {
+  const record: ScopeRecord = {}
+  if (persona !== undefined) record.persona = persona
+  if (inherited !== undefined) record.inherited = inherited
+  if (toolFilter !== undefined) {
+    record.toolFilter = {}
+    if (toolFilter.allow !== undefined) record.toolFilter.allow = [...toolFilter.allow]
+    if (toolFilter.deny !== undefined) record.toolFilter.deny = [...toolFilter.deny]
+  }
+  return record
 }
 
 type PreExecute = Events['tools/pre-execute']
@@ -129,7 +146,7 @@ function denyOnly(listener: PreExecute, inherited: ReadonlySet<string>): PreExec
  */
 export function childSetup(plan: StartPlan, dispatch: ListenerDispatch, setupListeners: boolean): (child: Agent) => Promise<void> | undefined {
   return (child) => {
-    applyRequestScope(child, plan)
+    applyRequestScope(child, plan, dispatch.has('session/load'))
     return setupListeners ? dispatch.serialEager('subagent/setup', [child, plan]) : undefined
   }
 }

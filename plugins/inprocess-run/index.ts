@@ -10,6 +10,8 @@ import type {
   Agent,
   DelegationOutlook,
   JsonSchema,
+  ResumedTree,
+  ResumedTreeInfo,
   SessionEvent,
   SubagentInfo,
   SubagentPlan,
@@ -32,6 +34,7 @@ import {
 } from './entry-checks.ts'
 import { Outlook } from './outlook.ts'
 import { handOff } from './handoff.ts'
+import { resumeTree } from './resume-tree.ts'
 import { type EventFeed, Run } from './run.ts'
 
 export { abortedBeforePublication, capabilityFields } from './entry-checks.ts'
@@ -87,6 +90,12 @@ declare module 'cordis' {
       run: SubagentRun,
       next: () => SubagentResult | Promise<SubagentResult>,
     ): SubagentResult | Promise<SubagentResult>
+    /**
+     * A whole tree was published again by `resumeTree` (SPEC §14), every open turn closed: plugins
+     * rebuild what they keep per tree (a budget's counts, background deliveries). Synchronous;
+     * observe-only, contained. @mode emit
+     */
+    'subagent/resumed'(tree: ResumedTreeInfo): void
     /** A run was handed to its caller. Observe-only, contained. @mode emit */
     'subagent/start'(info: SubagentInfo): void
     /**
@@ -110,6 +119,9 @@ export class InProcessRun {
   private readonly feed: EventFeed
   /** The live agent with an id: one function for every start, not a closure each. */
   private readonly lookup: (id: string) => Agent | undefined
+  private readonly root: Context
+  /** Trees being resumed now, by root id. */
+  private readonly resuming = new Set<string>()
 
   constructor(ctx: Context) {
     const logger = ctx.logger('inprocess-run')
@@ -126,6 +138,7 @@ export class InProcessRun {
       sessionOf: (id) => agents.get(id)?.session,
     }
     this.lookup = (id) => agents.get(id)
+    this.root = root
     ctx.provide('inprocessRun', this)
   }
 
@@ -171,6 +184,22 @@ export class InProcessRun {
       return Promise.reject(error)
     }
     return this.start(request, seed ? { seed } : undefined)
+  }
+
+  /**
+   * Publishes a stored tree again (SPEC §14): the root (owned by the host, as a created agent the
+   * caller disposes) and every stored descendant found through `parentSession` that was not
+   * disposed, each owned by its parent, with the headers and agent options saved. A last turn
+   * without `turn/end` is closed first: the streamed text as an interrupted message, undecided
+   * approval requests decided `{approved: false, reason: 'interrupted', by: 'resume'}`, each tool
+   * call without a result given `Error: interrupted before the tool returned`, then
+   * `turn/end {kind: 'interrupted'}` — no tool runs because of a resume. Then `subagent/resumed`.
+   * Rejects, with nothing published, with `tree <rootId> is already running in this process` when
+   * an agent of the tree is published here (or being resumed), `tree <rootId> was disposed and
+   * cannot be resumed`, a store's error, or a refusal of the root's creation (a lease).
+   */
+  resumeTree(rootId: string): Promise<ResumedTree> {
+    return resumeTree(rootId, { agents: this.agents, dispatch: this.dispatch, root: this.root, resuming: this.resuming })
   }
 
   /**

@@ -29,6 +29,9 @@ export const messages = {
   tornTail: (id: string, kept: number) => `session file "${id}" had a torn last line; kept ${kept} events`,
   unsafeIdSkipped: (id: string) => `session id "${id}" is not a safe file name; the session is not persisted`,
   alreadyExists: (id: string) => `session file "${id}" already exists; the new session is not persisted`,
+  headerUnreadable: (id: string, reason: string) =>
+    `session file "${id}" has no readable header and is left out of its tree: ${reason}`,
+  markerFailed: (id: string, reason: string) => `session "${id}" was disposed, but its disposal could not be recorded: ${reason}`,
   writeFailed: (id: string, reason: string) =>
     `session file "${id}" could not be written: ${reason}; later events are not persisted`,
 } as const

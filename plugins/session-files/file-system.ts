@@ -3,7 +3,7 @@
  * time of each operation, so a test can replace a method (sinon) to count or fail operations
  * without touching the real disk or the real open-file limit.
  */
-import { appendFile, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { access, appendFile, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 
 export interface SessionFileSystem {
   /** Appends `text` (opens, writes, closes: one descriptor while it runs). */
@@ -14,6 +14,12 @@ export interface SessionFileSystem {
   /** Removes the file if it exists. */
   remove(path: string): Promise<void>
   read(path: string): Promise<string>
+  /** The names in a folder. */
+  list(dir: string): Promise<string[]>
+  /** The file's first `bytes` bytes (fewer when it is shorter), as UTF-8 text. */
+  readHead(path: string, bytes: number): Promise<string>
+  /** Whether the file exists. */
+  exists(path: string): Promise<boolean>
 }
 
 export const nodeFileSystem: SessionFileSystem = {
@@ -22,4 +28,20 @@ export const nodeFileSystem: SessionFileSystem = {
   rename: (from, to) => rename(from, to),
   remove: (path) => rm(path, { force: true }),
   read: (path) => readFile(path, 'utf8'),
+  list: (dir) => readdir(dir),
+  readHead: async (path, bytes) => {
+    const handle = await open(path, 'r')
+    try {
+      const buffer = Buffer.alloc(bytes)
+      const { bytesRead } = await handle.read(buffer, 0, bytes, 0)
+      return buffer.subarray(0, bytesRead).toString('utf8')
+    } finally {
+      await handle.close()
+    }
+  },
+  exists: (path) =>
+    access(path).then(
+      () => true,
+      () => false,
+    ),
 }

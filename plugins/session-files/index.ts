@@ -15,6 +15,7 @@ import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from '
 import { nodeFileSystem, type SessionFileSystem } from './file-system.ts'
 import { OpenFileGate } from './open-file-gate.ts'
 import { SessionWriter, type StartMode } from './session-writer.ts'
+import { TreeIndex } from './tree-index.ts'
 
 export { SessionFileError } from './errors.ts'
 export { formatVersion, type ParsedSessionFile, parseSessionFile } from './file-format.ts'
@@ -59,6 +60,9 @@ export class SessionFiles extends Service {
   private readonly fs: SessionFileSystem = nodeFileSystem
   private readonly logger: ReturnType<Context['logger']>
   private readonly fiber: Fiber
+  private readonly tree: TreeIndex
+  /** Disposal markers being written or removed: `flush()` waits for them too. */
+  private readonly markers = new Set<Promise<void>>()
   private closed = false
 
   constructor(ctx: Context, config: SessionFiles.Config) {
@@ -72,10 +76,15 @@ export class SessionFiles extends Service {
 
     // a resumed agent gets `create` too: its file holds an earlier state of the same session, which
     // the writer recognises and replaces, so a resume that fails leaves nothing to clean up here
+    this.tree = new TreeIndex(this.dir, this.fs, this.gate, (message) => this.logger.warn(message))
     ctx.on('agent/created', (agent) => this.track(agent.session, 'create'))
     ctx.on('session/event', (session) => this.writers.get(session.id)?.follow(session))
-    ctx.on('agent/disposed', (agent) => this.untrack(agent))
+    ctx.on('agent/disposed', (agent) => {
+      this.untrack(agent)
+      if (isSafeSessionId(agent.id)) this.marker(agent.id, () => this.tree.markDisposed(agent.id))
+    })
     ctx.on('session/load', (id) => this.load(id))
+    ctx.on('session/children', (parentId) => this.children(parentId))
     // agents published before this plugin loaded (a hot reload, a late load): the session in
     // memory is complete, so it replaces whatever file holds that id
     for (const agent of ctx.agents.list()) this.track(agent.session, 'replace')
@@ -108,6 +117,18 @@ export class SessionFiles extends Service {
    */
   async flush(): Promise<void> {
     await Promise.all([...this.writers.values()].map((writer) => writer.flushed()))
+    // read after the writes: a resume's write queues the removal of its marker as it finishes
+    await Promise.all(this.markers)
+  }
+
+  /**
+   * Ids of the stored sessions, not disposed, whose header's `parentSession` is `parentId`, oldest
+   * first (SPEC §14, `session/children`), after the writes queued so far. Rejects when the folder
+   * cannot be listed.
+   */
+  async children(parentId: string): Promise<string[]> {
+    await this.flush()
+    return this.tree.children(parentId)
   }
 
   /**
@@ -127,7 +148,8 @@ export class SessionFiles extends Service {
     }
     const { header, events, isTorn } = parseSessionFile(id, text)
     if (isTorn) this.logger.warn(messages.tornTail(id, events.length))
-    return { header, events }
+    await Promise.all(this.markers)
+    return (await this.tree.isDisposed(id)) ? { header, events, disposed: true } : { header, events }
   }
 
   /** Ids of the sessions being written: published ones, and disposed ones with writes pending. */
@@ -152,6 +174,11 @@ export class SessionFiles extends Service {
         onRelease: (released) => {
           if (this.writers.get(released.id) === released) this.writers.delete(released.id)
         },
+        // a disposed session resumed on purpose is live again: a tree resume may republish it
+        // (unless it was disposed again meanwhile: its marker is being written, and stays)
+        onResumed: (resumed) => {
+          if (resumed.session) this.marker(resumed.id, () => this.tree.clearDisposed(resumed.id))
+        },
       })
       this.writers.set(id, writer)
     }
@@ -161,6 +188,15 @@ export class SessionFiles extends Service {
   private untrack(agent: Agent): void {
     const writer = this.writers.get(agent.id)
     if (writer && writer.session === agent.session) writer.release()
+  }
+
+  /** Runs a marker write (`flush()` waits for it); a failure is logged, never thrown. */
+  private marker(id: string, write: () => Promise<void>): void {
+    const pending: Promise<void> = this.ready
+      .then(write)
+      .catch((error: unknown) => this.logger.warn(messages.markerFailed(id, thrownMessage(error))))
+      .finally(() => this.markers.delete(pending))
+    this.markers.add(pending)
   }
 
   private report(writer: SessionWriter, error: unknown): void {

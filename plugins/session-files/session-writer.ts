@@ -60,6 +60,8 @@ export interface WriterHooks {
   onFailure(writer: SessionWriter, error: unknown): void
   /** The writer was released and is now idle: its owner may forget it. Must not throw. */
   onRelease(writer: SessionWriter): void
+  /** A new session replaced its own earlier file (a resume published it again). Must not throw. */
+  onResumed?(writer: SessionWriter): void
 }
 
 export class SessionWriter {
@@ -218,10 +220,19 @@ export class SessionWriter {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await this.holdsEarlierState(operation))) throw error
       }
+      await this.replaceWith(operation.text)
+      this.hooks.onResumed?.(this)
+      return
     }
+    await this.replaceWith(operation.text)
+  }
+
+  /** Replaces the file atomically: a temp file in the same folder, then a rename. */
+  private async replaceWith(text: string): Promise<void> {
+    const { fs } = this.hooks
     const temp = `${this.path}.${randomUUID()}.tmp`
     try {
-      await fs.create(temp, operation.text)
+      await fs.create(temp, text)
       await fs.rename(temp, this.path)
     } catch (error) {
       await fs.remove(temp)

@@ -4,10 +4,12 @@
  * disposed. Runs belong to their parent, never to a plugin instance: nothing here is tied to the
  * `SubagentTool` fiber, so a hot reload neither cancels nor forgets them.
  */
-import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT } from '../../lib/delegation/background-record.ts'
+import { BACKGROUND_DELIVERED_EVENT, BACKGROUND_START_EVENT, interruptedBackgroundRuns } from '../../lib/delegation/background-record.ts'
+import type { Diagnostic } from '../../lib/text/diagnostic.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
-import type { Agent, SubagentRun } from '../../lib/types.ts'
-import { type Locale, text } from '../../locales/index.ts'
+import { readResult } from '../../lib/session/read-result.ts'
+import type { Agent, ResumedTreeInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
+import { englishDiagnostic, type Locale, text } from '../../locales/index.ts'
 import { outputText, toToolResult } from './outcome.ts'
 
 /** One pending background run, as `ctx.subagentTool.pending(parent)` lists it. */
@@ -97,15 +99,76 @@ async function sendWhenIdle(parent: Agent, message: string): Promise<boolean> {
  * run (the parent owns the child) and delivers nothing. Never produces an unhandled rejection.
  */
 export function adoptBackgroundRun(parent: Agent, run: SubagentRun, label: string, options: DeliveryOptions): BackgroundRunInfo {
-  const runId = run.id
+  parent.session.append(BACKGROUND_START_EVENT, { runId: run.id, label })
+  return track(parent, run.id, label, () => foregroundText(run, options.locale), () => run.dispose(), options)
+}
+
+/** The result a background run whose process stopped before it finished is delivered as (SPEC §14). */
+function stoppedResult(output: SubagentResult['output']): SubagentResult {
+  const diagnosticText: Diagnostic = { key: 'processStopped', params: {} }
+  return { output, stopReason: 'error', diagnostic: englishDiagnostic(diagnosticText), diagnosticText }
+}
+
+/**
+ * What a background child of a resumed tree left: its own result when its run had finished before
+ * the process stopped (only its delivery was lost), else a non-completed result with the diagnostic
+ * `the process stopped before the run finished` — its last turn was closed `interrupted` by the
+ * resume, or the child is not in the tree at all.
+ */
+function resumedResult(child: Agent | undefined): SubagentResult {
+  if (!child) return stoppedResult([])
+  const seedLength = child.session.header.seedLength ?? 0
+  const read = readResult(child.session.events, seedLength, false, englishDiagnostic)
+  let lastEnd: unknown
+  for (let i = child.session.events.length - 1; i >= seedLength && lastEnd === undefined; i--) {
+    const event = child.session.events[i]!
+    if (event.type === 'turn/end') lastEnd = (event.data as { reason?: { kind?: unknown } } | null)?.reason?.kind
+  }
+  if (lastEnd !== undefined && lastEnd !== 'interrupted') return read
+  return stoppedResult(read.output)
+}
+
+/**
+ * Delivers, once, every background run of a resumed tree that its parent's log started and never
+ * delivered (SPEC §14): as the run's own result when it had finished, else as a failed one with the
+ * diagnostic `the process stopped before the run finished`. Each is a pending run of its parent
+ * until delivered (`pendingRuns`, `backgroundSettled`); then the child, when the tree holds it, is
+ * disposed, as a delivered background run is. Never produces an unhandled rejection.
+ */
+export function deliverAfterResume(tree: ResumedTreeInfo, options: DeliveryOptions): void {
+  const byId = new Map(tree.agents.map((agent) => [agent.id, agent]))
+  for (const parent of [tree.root, ...tree.agents]) {
+    for (const { runId, label } of interruptedBackgroundRuns(parent.session.events)) {
+      const child = byId.get(runId)
+      const text = async () => outputText(toToolResult(resumedResult(child), options.locale).content)
+      const dispose = async () => {
+        const handle = child ? tree.handleOf(child) : undefined
+        await handle?.dispose()
+      }
+      track(parent, runId, label, text, dispose, options)
+    }
+  }
+}
+
+/**
+ * Records a pending background run of `parent` and delivers it: the message made from `result()`
+ * once the parent is idle, the delivery record right after it, then `dispose()`. Disposing the
+ * parent first drops the message.
+ */
+function track(
+  parent: Agent,
+  runId: string,
+  label: string,
+  result: () => Promise<string>,
+  dispose: () => Promise<void>,
+  options: DeliveryOptions,
+): BackgroundRunInfo {
   let runs = registry.byParent.get(parent)
   if (!runs) registry.byParent.set(parent, (runs = new Map()))
   const parentRuns = runs
-  parent.session.append(BACKGROUND_START_EVENT, { runId, label })
   const deliver = async (): Promise<void> => {
     try {
-      const result = await foregroundText(run, options.locale)
-      const message = text(options.locale, 'subagentTool.background.finished', { label, runId, text: result })
+      const message = text(options.locale, 'subagentTool.background.finished', { label, runId, text: await result() })
       if (await sendWhenIdle(parent, message)) parent.session.append(BACKGROUND_DELIVERED_EVENT, { runId })
     } catch (error) {
       options.report(error)
@@ -113,7 +176,7 @@ export function adoptBackgroundRun(parent: Agent, run: SubagentRun, label: strin
       // no longer pending once handed over (or dropped); disposal follows
       parentRuns.delete(runId)
       if (!parentRuns.size && registry.byParent.get(parent) === parentRuns) registry.byParent.delete(parent)
-      await run.dispose().catch(options.report)
+      await dispose().catch(options.report)
     }
   }
   const entry: Entry = {

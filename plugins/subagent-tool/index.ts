@@ -10,7 +10,7 @@ import type { Agent } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
-import { type BackgroundRunInfo, backgroundSettled, pendingRuns } from './background.ts'
+import { type BackgroundRunInfo, backgroundSettled, deliverAfterResume, pendingRuns } from './background.ts'
 import { canDelegate, DELEGATION_ORDER, DELEGATION_SECTION, delegationText } from './delegation-section.ts'
 import { subagentTool, TOOL_NAME } from './tool.ts'
 
@@ -93,6 +93,8 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
     unregister()
     unregister = register()
   })
+  // a resumed tree's background runs that never reached their parents (SPEC §14)
+  ctx.on('subagent/resumed', (tree) => deliverAfterResume(tree, { locale: current?.locale ?? 'en-US', report }))
   ctx.on('system-prompt/assemble', (assembly, { agent }, next) => {
     const outlook = driver().outlook(agent)
     if (outlook && tools.get(TOOL_NAME, agent)) {

@@ -66,6 +66,13 @@ export class TreeBudget {
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
     listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))
     listenDirect(ctx, 'agent/created', (agent) => this.#grant(agent))
+    // a whole tree published again (SPEC §14): every agent joins its parent's node now, parents
+    // first, so the tree's counts hold what each spent, unsettled runs (no `budget/child` record
+    // in the parent's file) and a request in flight at the crash (its `step/start`) included
+    listenDirect(ctx, 'subagent/resumed', (tree) => {
+      this.#ledger.nodeOf(tree.root)
+      for (const agent of tree.agents) this.#ledger.nodeOf(agent)
+    })
     listenDirect(ctx, 'subagent/outlook', (outlook) => {
       const node = this.#ledger.nodeOf(outlook.agent)
       const remaining = node.pool.remainingAll()

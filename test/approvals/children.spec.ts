@@ -157,6 +157,19 @@ describe('Approvals narrowing, never widening (SPEC §11.1)', () => {
     await child.dispose()
   })
 
+  it("merges a definition's baseline approval strictest into the child header", async () => {
+    const s = await approvalScene()
+    s.tool('shell')
+    const { agent: root } = await s.create()
+    // what a definitions plugin does in `subagent/define`, before `subagent/prepare`
+    s.on('subagent/prepare', (plan) => void Object.assign(plan, { baseline: { approval: { rules: [{ tool: 'shell', decision: 'deny' }] } } }), { prepend: true })
+    const run = await childCalling(s, root, 'shell', { approval: { default: 'ask', rules: [{ tool: 'shell', decision: 'allow' }] } })
+    expect(run.agent.session.header.approval).to.deep.equal({ default: 'ask', rules: [{ tool: 'shell', decision: 'deny' }] })
+    await run.result
+    expect(toolResults(run.agent)).to.deep.equal([['shell', 'Error: tool call "shell" was denied: denied by policy']])
+    await run.dispose()
+  })
+
   it('records no approval in the header of a child started with no policy anywhere', async () => {
     const s = await approvalScene({ default: 'ask' })
     const { agent: root } = await s.create()

@@ -118,6 +118,26 @@ describe('Approvals config (SPEC §11.1)', () => {
     expect(s.snapshot().listeners).to.equal(listeners - 1)
   })
 
+  it('times out an asked call by the default timeout while the config sets none', async () => {
+    const s = await approvalScene({ default: 'ask' })
+    s.tool('shell')
+    const { agent } = await s.create()
+    const result = s.root.tools.execute({ name: 'shell', arguments: {}, agent })
+    await s.nextAsked()
+    s.root.approvals.setDefaultTimeout(5)
+    expect((await result).content).to.deep.equal([{ type: 'text', text: 'Error: tool call "shell" was denied: no decision within 5 ms' }])
+    expect(() => s.root.approvals.setDefaultTimeout(0)).to.throw(TypeError, 'approvals default timeout must be a positive integer of ms')
+  })
+
+  it("leaves the config's own timeout in charge of the default timeout", async () => {
+    const s = await approvalScene({ default: 'ask', timeout: 5 })
+    s.tool('shell')
+    const { agent } = await s.create()
+    s.root.approvals.setDefaultTimeout(60_000)
+    const result = await s.root.tools.execute({ name: 'shell', arguments: {}, agent })
+    expect(result.content).to.deep.equal([{ type: 'text', text: 'Error: tool call "shell" was denied: no decision within 5 ms' }])
+  })
+
   it('speaks zh-CN to the model when locale says so', async () => {
     const s = await approvalScene({ default: 'deny', locale: 'zh-CN' })
     s.tool('shell')

@@ -37,6 +37,20 @@ describe('test/support/invariants.ts', () => {
     invariants.dispose()
   })
 
+  it('names an approval decision that answers no open request of the session', async () => {
+    const root = await host()
+    const invariants = installInvariants(root)
+    const events = [
+      Object.freeze({ seq: 0, type: 'approval/requested', data: { requestId: 'r1' } }),
+      Object.freeze({ seq: 1, type: 'approval/decided', data: { requestId: 'r1' } }),
+      Object.freeze({ seq: 2, type: 'approval/decided', data: { requestId: 'r1' } }),
+    ]
+    const session = { id: 's', header: { id: 's', createdAt: 0 }, events, append: () => expect.fail('not appendable') } as unknown as Session
+    for (const event of events) root.emit('session/event', session, event)
+    expect(failureOf(() => invariants.check())).to.contain('session "s" decided approval request "r1", which it had not asked or had decided already')
+    invariants.dispose()
+  })
+
   it('names a session whose seq jumps', async () => {
     const root = await host()
     const invariants = installInvariants(root)

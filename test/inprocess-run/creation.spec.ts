@@ -17,7 +17,14 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
     const { id, createdAt, ...header } = run.agent.session.header
     expect(id).to.equal(run.id)
     expect(createdAt).to.be.a('number')
-    expect(header).to.deep.equal({ cwd: '/work', parentSession: parent.id, origin: 'subagent', delegationDepth: 1 })
+    expect(header).to.deep.equal({
+      cwd: '/work',
+      parentSession: parent.id,
+      origin: 'subagent',
+      delegationDepth: 1,
+      // the options it runs with, so a resume can call its model again (SPEC §14)
+      agentOptions: { provider: 'scripted', model: 'm', subagentDepth: 1 },
+    })
     await run.dispose()
   })
 

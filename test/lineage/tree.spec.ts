@@ -70,6 +70,8 @@ describe('lineage', () => {
     root.followup('delegate')
     await root.whenIdle()
     const childId = (await readdir(host.dir))
+      // the folder also holds the disposal markers (`<id>.disposed`) of the children the tool disposed
+      .filter((name) => name.endsWith('.jsonl'))
       .map((name) => name.slice(0, -'.jsonl'.length))
       .find((id) => id !== root.id && host.root.agents.get(id) === undefined)
     await host.files.flush()

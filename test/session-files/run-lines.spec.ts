@@ -122,6 +122,9 @@ describe('SessionWriter: held runs', () => {
       rename: async () => {},
       remove: async () => {},
       read: async () => '',
+      list: async () => [],
+      readHead: async () => '',
+      exists: async () => false,
     }
     const writer = new SessionWriter('s1', '/nowhere/s1.jsonl', {
       ready: Promise.resolve(),

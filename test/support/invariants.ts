@@ -6,7 +6,8 @@
  * Rules: `seq` is contiguous and equals the index; one `turn/end` per `turn/start`; one
  * `tools/result` per execution (and one before every `tool/result` the loop writes); nothing is
  * appended or executed for an agent after its `agent/disposed`; a disposed agent is never published
- * again (a resume publishes a new agent under the stored id: that starts a new life of the id).
+ * again (a resume publishes a new agent under the stored id: that starts a new life of the id);
+ * every `approval/decided` answers an `approval/requested` of the same session, once.
  */
 import { expect } from 'chai'
 import type { Context } from 'cordis'
@@ -25,6 +26,8 @@ interface SessionState {
   session: Session
   lastSeq: number
   openTurn?: number
+  /** Approval requests of the session not yet decided (made on the first one). */
+  openRequests?: Set<string>
 }
 
 function openTurnOf(events: readonly SessionEvent[]): number | undefined {
@@ -32,6 +35,16 @@ function openTurnOf(events: readonly SessionEvent[]): number | undefined {
   for (const event of events) {
     if (event.type === 'turn/start') open = (event.data as { turn: number }).turn
     else if (event.type === 'turn/end') open = undefined
+  }
+  return open
+}
+
+/** The approval requests of `events` without a decision among them (a resumed session may decide them). */
+function openRequestsOf(events: readonly SessionEvent[]): Set<string> | undefined {
+  let open: Set<string> | undefined
+  for (const event of events) {
+    if (event.type === 'approval/requested') (open ??= new Set()).add((event.data as { requestId: string }).requestId)
+    else if (event.type === 'approval/decided') open?.delete((event.data as { requestId: string }).requestId)
   }
   return open
 }
@@ -54,7 +67,7 @@ export function installInvariants(root: Context): Invariants {
       before.forEach((earlier, index) => {
         if (earlier.seq !== index) violations.push(`session "${session.id}" has event ${index} with seq ${earlier.seq}`)
       })
-      state = { session, lastSeq: event.seq - 1, openTurn: openTurnOf(before) }
+      state = { session, lastSeq: event.seq - 1, openTurn: openTurnOf(before), openRequests: openRequestsOf(before) }
       sessions.set(session.id, state)
     }
     return state
@@ -84,6 +97,13 @@ export function installInvariants(root: Context): Invariants {
         violations.push(`session "${session.id}" ended turn ${turn}, which was not the open turn`)
       }
       state.openTurn = undefined
+    } else if (event.type === 'approval/requested') {
+      ;(state.openRequests ??= new Set()).add((event.data as { requestId: string }).requestId)
+    } else if (event.type === 'approval/decided') {
+      const { requestId } = event.data as { requestId: string }
+      if (!state.openRequests?.delete(requestId)) {
+        violations.push(`session "${session.id}" decided approval request "${requestId}", which it had not asked or had decided already`)
+      }
     } else if (event.type === 'tool/result') {
       const { callId } = event.data as { callId: string }
       const pending = pendingResults.get(session.id)

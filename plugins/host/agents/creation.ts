@@ -8,7 +8,8 @@ import { subscribeAbort } from '../../../lib/async/abort-signal.ts'
 import { SubagentError } from '../../../lib/errors.ts'
 import { isThenable } from '../../../lib/async/thenable.ts'
 import { flatUuid } from '../../../lib/uuid.ts'
-import type { Agent, AgentHandle, SessionEvent, SessionHeader } from '../../../lib/types.ts'
+import { recordedAgentOptions } from '../../../lib/session/agent-options-record.ts'
+import type { Agent, AgentHandle, AgentOptions, CreateAgentOptions, SessionEvent, SessionHeader } from '../../../lib/types.ts'
 import { kScope, scopeOf } from '../scope.ts'
 import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
@@ -35,6 +36,24 @@ function handleOf(record: AgentRecord): AgentHandle {
 export interface StoredSession {
   header: SessionHeader
   events: readonly SessionEvent[]
+  /**
+   * Set by the store when the session's agent was disposed (SPEC §14): `resume` ignores it, a
+   * whole-tree resume never republishes it.
+   */
+  disposed?: boolean
+}
+
+/**
+ * A new agent's header fields: the caller's, plus (unless the caller set it) the options the
+ * agent runs with, as a store may keep them (SPEC §14: secret-free JSON).
+ */
+function newHeader(header: CreateAgentOptions['header'], id: string, options: Readonly<AgentOptions>): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...header, id, createdAt: Date.now() }
+  if (fields.agentOptions === undefined) {
+    const recorded = recordedAgentOptions(options)
+    if (recorded !== undefined) fields.agentOptions = recorded
+  }
+  return fields
 }
 
 function abortError(id: string, signal: AbortSignal): Error {
@@ -124,10 +143,11 @@ export class AgentCreation {
       if (registry.has(id) || sessions.get(id)) {
         throw new SubagentError('INVALID_SESSION', `session "${id}" already exists`)
       }
-      const agentOptions = freezeOptions(options.agentOptions)
+      // a resume without options runs the agent with the ones its header recorded (SPEC §14)
+      const agentOptions = freezeOptions(options.agentOptions ?? (stored?.header.agentOptions as AgentOptions | undefined))
       const session = stored
         ? sessions.restore(stored.header, stored.events)
-        : sessions.build({ ...options.header, id, createdAt: Date.now() }, options.seed)
+        : sessions.build(newHeader(options.header, id, agentOptions), options.seed)
       owner = ownerAgent ? registry.get(ownerAgent.id) : undefined
       if (ownerAgent && owner?.agent !== ownerAgent) {
         throw new SubagentError('INVALID_OPTIONS', `owner agent "${String(ownerAgent.id)}" is not live`)

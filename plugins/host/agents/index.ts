@@ -61,6 +61,13 @@ declare module 'cordis' {
      * @mode ask (serial until an answer)
      */
     'session/load'(id: string): Promise<StoredSession | undefined> | StoredSession | undefined
+    /**
+     * Asked by a whole-tree resume (SPEC §14): a session store answers with the ids of the stored
+     * sessions, not disposed, whose header's `parentSession` is `parentId`, oldest first; or
+     * `undefined` when it keeps no sessions it could list. Asked like `session/load`: one store at
+     * a time, each answer awaited, the first defined answer wins. @mode ask (serial until an answer)
+     */
+    'session/children'(parentId: string): Promise<string[] | undefined> | string[] | undefined
   }
 }
 

@@ -103,4 +103,17 @@ describe('buildHeader (the session header rule, SPEC §1.2)', () => {
     const header = buildHeader({ approval: {}, agent: 'a', seedLength: 0, ...base })
     expect(Object.keys(header)).to.deep.equal(['id', 'createdAt', 'seedLength', 'agent', 'approval'])
   })
+
+  it('keeps agentOptions, a JSON object, as given', () => {
+    const header = buildHeader({ ...base, agentOptions: { provider: 'p', model: 'm', maxTokens: 5 } })
+    expect(header.agentOptions).to.deep.equal({ provider: 'p', model: 'm', maxTokens: 5 })
+  })
+
+  for (const bad of [null, 'p', ['p'], { when: new Date(0) }, { n: Number.NaN }]) {
+    it(`rejects agentOptions of ${JSON.stringify(bad) ?? String(bad)} that is not a JSON object`, () => {
+      const error = failure({ ...base, agentOptions: bad })
+      expect(error.code).to.equal('INVALID_SESSION')
+      expect(error.message).to.equal('session header agentOptions must be a JSON object')
+    })
+  }
 })

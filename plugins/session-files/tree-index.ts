@@ -1,0 +1,106 @@
+/**
+ * What a whole-tree resume asks of the folder (SPEC §14): which stored sessions are children of a
+ * session (their header's `parentSession`), and which were disposed. A disposal is an empty marker
+ * file `<id>.disposed` beside `<id>.jsonl`; the session file itself is never touched.
+ */
+import { join } from 'node:path'
+import { thrownMessage } from '../../lib/errors.ts'
+import type { SessionHeader } from '../../lib/types.ts'
+import { messages } from './errors.ts'
+import { fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
+import type { SessionFileSystem } from './file-system.ts'
+import type { OpenFileGate } from './open-file-gate.ts'
+
+/** The marker file name suffix: `<dir>/<id>.disposed`. */
+export const disposedSuffix = '.disposed'
+
+/** A header line longer than this is not read for the listing (a header is a few hundred bytes). */
+const maxHeaderBytes = 64 * 1024
+
+/** What the listing keeps of a header: headers never change, so each file is read once. */
+interface HeaderEntry {
+  parentSession: string | undefined
+  createdAt: number
+}
+
+export class TreeIndex {
+  readonly #headers = new Map<string, HeaderEntry | null>()
+
+  constructor(
+    private readonly dir: string,
+    private readonly fs: SessionFileSystem,
+    private readonly gate: OpenFileGate,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /**
+   * Ids of the stored sessions, not disposed, whose header names `parentId` as `parentSession`,
+   * in creation order as far as the headers tell it: by `createdAt` (milliseconds), then by id. A file whose header line cannot be read is left out with
+   * a warning. Rejects only when the folder cannot be listed.
+   */
+  async children(parentId: string): Promise<string[]> {
+    const names = await this.gate.run(() => this.fs.list(this.dir))
+    const disposed = new Set<string>()
+    const ids: string[] = []
+    for (const name of names) {
+      if (name.endsWith(disposedSuffix)) disposed.add(name.slice(0, -disposedSuffix.length))
+      else if (name.endsWith(fileSuffix)) ids.push(name.slice(0, -fileSuffix.length))
+    }
+    const found: ({ id: string } & HeaderEntry)[] = []
+    await Promise.all(
+      ids.map(async (id) => {
+        if (disposed.has(id) || !isSafeSessionId(id)) return
+        const entry = await this.#header(id)
+        if (entry?.parentSession === parentId) found.push({ id, ...entry })
+      }),
+    )
+    found.sort((a, b) => a.createdAt - b.createdAt || compare(a.id, b.id))
+    return found.map((entry) => entry.id)
+  }
+
+  /** Whether session `id` carries a disposal marker. */
+  isDisposed(id: string): Promise<boolean> {
+    return this.gate.run(() => this.fs.exists(this.#markerPath(id)))
+  }
+
+  /** Records the disposal of session `id` (an empty marker file; writing it again changes nothing). */
+  markDisposed(id: string): Promise<void> {
+    return this.gate.run(() => this.fs.create(this.#markerPath(id), '')).catch((error: NodeJS.ErrnoException) => {
+      if (error?.code !== 'EEXIST') throw error
+    })
+  }
+
+  /** Removes the disposal marker of session `id` (its agent was resumed on purpose), if any. */
+  clearDisposed(id: string): Promise<void> {
+    return this.gate.run(() => this.fs.remove(this.#markerPath(id)))
+  }
+
+  #markerPath(id: string): string {
+    return join(this.dir, id + disposedSuffix)
+  }
+
+  async #header(id: string): Promise<HeaderEntry | null> {
+    const known = this.#headers.get(id)
+    if (known !== undefined) return known
+    let entry: HeaderEntry | null = null
+    try {
+      const path = join(this.dir, id + fileSuffix)
+      const head = await this.gate.run(() => this.fs.readHead(path, maxHeaderBytes))
+      const end = head.indexOf('\n')
+      if (end >= 0) {
+        const header: SessionHeader = parseSessionFile(id, head.slice(0, end + 1)).header
+        entry = { parentSession: header.parentSession, createdAt: header.createdAt }
+      }
+    } catch (error) {
+      this.warn(messages.headerUnreadable(id, thrownMessage(error)))
+      return null
+    }
+    // a file still being created has no complete header line yet: read it again next time
+    if (entry) this.#headers.set(id, entry)
+    return entry
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
