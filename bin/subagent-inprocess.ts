@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { thrownMessage } from '../lib/errors.ts'
 import { isLocale, type Locale } from '../lib/text/i18n.ts'
+import { printable } from '../lib/text/terminal-text.ts'
 import { text } from '../locales/index.ts'
 import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
@@ -24,7 +25,8 @@ import { resumeCommand } from './resume.ts'
 
 /** Ends the process with exit 1 after `message` on stderr: a missing folder or a taken port is not a crash. */
 function fail(message: string): never {
-  process.stderr.write(`${message}\n`)
+  // a folder name or an error's text may hold control sequences: shown, never sent
+  process.stderr.write(`${printable(message)}\n`)
   process.exit(1)
 }
 
@@ -72,7 +74,7 @@ async function start(
     await loader.dispose()
     // a host that ran without one of its entries did not succeed, whatever a plugin asked for
     const report = await started?.catch(() => undefined)
-    process.exit(code === 0 && report?.failed.length ? 1 : code)
+    process.exit(code === 0 && (report?.failed.length || report?.waiting.length) ? 1 : code)
   }
   process.once('SIGINT', () => void exit(130))
   process.once('SIGTERM', () => void exit(143))
@@ -96,11 +98,17 @@ async function start(
   started = loader.start()
   const report = await started
   if (watch) return void process.stderr.write(`${text(locale, 'cli.watching', { file: loader.file })}\n`)
-  // without --watch nothing can fix a failed entry: stop rather than run a partial host
-  if (report.failed.length && !exiting) {
-    process.stderr.write(`${text(locale, 'cli.startFailed', { count: report.failed.length })}\n`)
-    await exit(1)
+  // without --watch nothing can fix a failed entry, nor provide a missing service: stop rather
+  // than run a partial host (the loader started nothing when an entry failed)
+  if (exiting) return
+  if (report.failed.length) {
+    const line = report.loaded.length ? 'cli.startFailed' : 'cli.nothingStarted'
+    process.stderr.write(`${text(locale, line, { count: report.failed.length })}\n`)
   }
+  for (const { entry, services } of report.waiting) {
+    process.stderr.write(`${text(locale, 'cli.servicesMissing', { entry, services: services.map((name) => `"${name}"`).join(', ') })}\n`)
+  }
+  if (report.failed.length || report.waiting.length) await exit(1)
 }
 
 /** `inspect <sessions-dir> [port]`: serves the saved sessions until interrupted. */
@@ -110,7 +118,7 @@ async function inspect(dir: string, port: number, locale: Locale): Promise<void>
   )
   const server = new InspectorServer(source, `subagent-inprocess inspector: ${dir}`)
   const url = await server.listen(port).catch((error: unknown) => fail(text(locale, 'cli.inspectFailed', { reason: thrownMessage(error) })))
-  for (const problem of source.problems()) process.stderr.write(`${problem}\n`)
+  for (const problem of source.problems()) process.stderr.write(`${printable(problem)}\n`)
   process.stdout.write(`${text(locale, 'cli.inspecting', { url })}\n`)
   const stop = () => void server.close().then(() => process.exit(0))
   process.once('SIGINT', stop)

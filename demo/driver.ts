@@ -28,7 +28,11 @@ interface ModelChoice {
   note: string
 }
 
-/** `auto`: the first provider whose key is in the environment, else the scripted model. */
+/**
+ * `auto`: the first provider whose key is in the environment; else `OPENAI_BASE_URL` alone (a
+ * keyless local server: the `openai` entry reads it), with the model `OPENAI_MODEL` or the
+ * config's names; else the scripted model.
+ */
 const keyedProviders = [
   { env: 'DEEPSEEK_API_KEY', provider: 'deepseek', model: 'deepseek-chat' },
   { env: 'OPENAI_API_KEY', provider: 'openai', model: 'gpt-4o-mini' },
@@ -41,6 +45,11 @@ export function chooseModel(config: DemoDriver.Config, env: NodeJS.ProcessEnv = 
   }
   for (const { env: name, provider, model } of keyedProviders) {
     if (env[name]) return { provider, model: config.model ?? model, note: text(locale, 'demo.noteKey', { env: name }) }
+  }
+  const baseURL = env.OPENAI_BASE_URL
+  if (baseURL) {
+    const model = config.model ?? env.OPENAI_MODEL ?? 'gpt-4o-mini'
+    return { provider: 'openai', model, note: text(locale, 'demo.noteBaseUrl', { url: baseURL }) }
   }
   return { provider: 'scripted', model: config.model ?? 'demo', note: text(locale, 'demo.noteScripted') }
 }
@@ -57,6 +66,17 @@ function addUsage(total: Usage, usage: Usage | undefined): void {
   if (!usage) return
   total.inputTokens += usage.inputTokens
   total.outputTokens += usage.outputTokens
+}
+
+/** Why a run finished with problems, as one line: the parent's turn, or what its children did. */
+function problemReason(agent: Agent, isComplete: boolean, children: { started: number; completed: number }, locale: Locale): string {
+  if (!isComplete) {
+    const end = lastTurnEnd(agent)
+    const detail = end?.kind === 'error' ? `${end.kind}: ${end.error.message}` : (end?.kind ?? 'unknown')
+    return text(locale, 'demo.reasonTurn', { reason: detail })
+  }
+  if (children.started === 0) return text(locale, 'demo.reasonNoChild')
+  return text(locale, 'demo.reasonChildren', { failed: children.started - children.completed, started: children.started })
 }
 
 /** Runs the demo once per apply; unloading the plugin disposes the parent (and so its children). */
@@ -130,6 +150,7 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
       ? { inputTokens: tree.inputTokens, outputTokens: tree.outputTokens }
       : { inputTokens: parentUsage.inputTokens + children.usage.inputTokens, outputTokens: parentUsage.outputTokens + children.usage.outputTokens }
     const ok = isComplete && children.started > 0 && children.completed === children.started
+    const reason = ok ? undefined : problemReason(agent, isComplete, children, locale)
     const params = {
       completed: children.completed,
       started: children.started,
@@ -141,6 +162,7 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
         ? text(locale, ok ? 'demo.doneTree' : 'demo.problemsTree', { ...params, requests: tree.modelRequests })
         : text(locale, ok ? 'demo.done' : 'demo.problems', params),
     )
+    if (reason !== undefined) write(reason)
     return ok ? 0 : 1
   }
 

@@ -13,7 +13,13 @@ import type { TurnEndReason } from './session.ts'
  * The start plan `subagent/prepare` listeners see and adjust, and `subagent/setup` listeners read.
  */
 export interface SubagentPlan {
-  readonly request: SubagentStartRequest
+  /**
+   * The request as the driver's entry read it, once: a frozen copy (plain data copied; `parent`,
+   * `signal` and a schemastery `outputSchema` are the caller's objects). A plugin checks the
+   * request field it serves here, at `subagent/prepare` (a throw rejects the start), and uses only
+   * this copy afterwards: the caller's object is never read again.
+   */
+  readonly request: Readonly<SubagentStartRequest>
   /**
    * The id the child will have (its agent, session and run id), fixed at entry: a listener can
    * name the child before it exists (`TreeBudget` books its start under it at `subagent/admit`).
@@ -138,6 +144,8 @@ export interface SubagentInfo {
   readonly label?: string
   /** The parent's tool call that started the run, when a tool started it. */
   readonly callId?: string
+  /** The tool execution that started the run (`SubagentStartRequest.execution`), when one did. */
+  readonly execution?: symbol
   readonly mode: 'spawn' | 'fork'
   readonly depth: number
   /** At the end only. */

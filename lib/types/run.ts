@@ -38,6 +38,12 @@ export interface SubagentStartRequest<S extends OutputSchema = OutputSchema> {
   /** The parent's tool call that starts this child (set by the `subagent` tool); recorded in the child's header. */
   callId?: string
   /**
+   * The token (`ToolExecution.token`) of the tool execution that starts this child (set by the
+   * `subagent` tool), handed to observers in `SubagentInfo.execution`: a call id need not be
+   * unique (a server may send the same one twice), an execution is. Not recorded in the header.
+   */
+  execution?: symbol
+  /**
    * The child's own approval policy (SPEC §11.1): merged strictest with its ancestors' and
    * recorded in its header. Served by `Approvals`: without it the start rejects as unsupported.
    */

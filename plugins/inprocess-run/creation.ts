@@ -8,15 +8,10 @@ import type { Agent, AgentOptions, CreateAgentOptions, ToolGuard } from '../../l
 import { recordScope, type ScopeRecord } from './child-scope.ts'
 import type { StartPlan } from './entry-checks.ts'
 
-/** Parent's provider, model, maxTokens (each only if set), then the request's, then the depth. */
+/** Parent's provider, model, maxTokens (each only if set, as the entry read them), then the request's, then the depth. */
 export function childOptions(plan: StartPlan): AgentOptions {
-  const { request } = plan
-  const { provider, model, maxTokens } = request.parent.options
-  const options: AgentOptions = {}
-  if (provider !== undefined) options.provider = provider
-  if (model !== undefined) options.model = model
-  if (maxTokens !== undefined) options.maxTokens = maxTokens
-  const overrides = request.agentOptions
+  const options: AgentOptions = { ...plan.parent.inherited }
+  const overrides = plan.request.agentOptions
   if (overrides === undefined) {
     options.subagentDepth = plan.childDepth
     return options
@@ -28,17 +23,16 @@ export function childOptions(plan: StartPlan): AgentOptions {
 
 /** The child's session header: lineage, origin and the durable depth. */
 export function childHeader(plan: StartPlan): NonNullable<CreateAgentOptions['header']> {
-  const parent = plan.request.parent
+  const { parent, request } = plan
   const header: NonNullable<CreateAgentOptions['header']> = {
     parentSession: parent.id,
     origin: 'subagent',
     delegationDepth: plan.childDepth,
   }
-  const cwd = parent.session.header.cwd
-  if (cwd !== undefined) header.cwd = cwd
+  if (parent.cwd !== undefined) header.cwd = parent.cwd
   if (plan.seed) header.seedLength = plan.seed.length
-  if (plan.request.label !== undefined) header.label = plan.request.label
-  if (plan.request.callId !== undefined) header.callId = plan.request.callId
+  if (request.label !== undefined) header.label = request.label
+  if (request.callId !== undefined) header.callId = request.callId
   // fields a plugin recorded (`plan.recordHeader`): the driver carries them, their owners judge them
   const recorded = plan.recordedHeader
   if (recorded !== undefined) {

@@ -5,7 +5,7 @@
 import { type AbortSubscription, subscribe, unsubscribe } from '../../lib/async/abort-signal.ts'
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { readResult } from '../../lib/session/read-result.ts'
-import type { RunTicket, SubagentInfo, SubagentResult, SubagentRun, SubagentStartRequest } from '../../lib/types.ts'
+import type { ContentBlock, RunTicket, SubagentInfo, SubagentResult, SubagentRun } from '../../lib/types.ts'
 import { englishDiagnostic } from '../../locales/index.ts'
 import type { Dispatch } from '../../cordis-glue/bridge.ts'
 
@@ -63,8 +63,8 @@ function gapAbortResult(): SubagentResult {
 }
 
 /**
- * Hands `request.prompt` to the published child of `run` and returns its settled result; `signal`
- * is the request's, as the entry checks read it (never read again from the caller's object). Emits
+ * Hands `prompt` to the published child of `run` and returns its settled result; `prompt` and
+ * `signal` are the request's as the entry read them (never read again from the caller's object). Emits
  * `subagent/start` first and exactly one `subagent/end` whatever happens; calls `ticket.settled()`
  * (what admission booked) exactly once, as the result settles either way. The promise rejects only
  * if sending the prompt failed for another reason than the child's disposal, or the ticket or a
@@ -72,7 +72,7 @@ function gapAbortResult(): SubagentResult {
  */
 export function handOff(
   run: HandedOffRun,
-  request: SubagentStartRequest,
+  prompt: string | ContentBlock[],
   signal: AbortSignal,
   dispatch: Dispatch,
   ticket: RunTicket | undefined,
@@ -80,7 +80,6 @@ export function handOff(
   const child = run.agent
   // observers hear the start before anything the run does can end it
   if (dispatch.has('subagent/start')) dispatch.emit('subagent/start', [run.info()])
-  const { prompt } = request
   // shared with every other run of the same signal: one caller may start many runs with it
   run.holdAbort(new ParentAbort(run, signal))
   let result: Promise<SubagentResult>

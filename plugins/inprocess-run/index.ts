@@ -20,18 +20,9 @@ import type {
   SubagentStartOptions,
   SubagentStartRequest,
 } from '../../lib/types.ts'
-import { type Agents, type CreateOptions, listenersOf, type Tools } from '../host/index.ts'
+import type { Agents, CreateOptions } from '../host/index.ts'
 import { childHeader, childOptions, childSetup, needsSetup } from './creation.ts'
-import {
-  abortedBeforePublication,
-  checkCapabilities,
-  checkDepthCap,
-  checkEntry,
-  inheritRestrictions,
-  readForkSeed,
-  readStartSeed,
-  type StartPlan,
-} from './entry-checks.ts'
+import { abortedBeforePublication, type EntryHost, enter, FORK, readStartSeed, type StartPlan } from './entry-checks.ts'
 import { Outlook } from './outlook.ts'
 import { handOff } from './handoff.ts'
 import { resumeTree } from './resume-tree.ts'
@@ -115,7 +106,7 @@ export class InProcessRun {
   // callers skip the tracing proxy that a Service pays on every method access
   private readonly dispatch: Dispatch
   private readonly agents: Agents
-  private readonly tools: Tools
+  private readonly entryHost: EntryHost
   private readonly feed: EventFeed
   /** The live agent with an id: one function for every start, not a closure each. */
   private readonly lookup: (id: string) => Agent | undefined
@@ -129,7 +120,7 @@ export class InProcessRun {
       logger.warn(`a "${event}" listener failed: ${redactSecrets(thrownMessage(error))}`)
     })
     this.agents = rawService(ctx.agents)
-    this.tools = rawService(ctx.tools)
+    this.entryHost = { dispatch: this.dispatch, tools: rawService(ctx.tools) }
     // on the root: an iteration belongs to its run's caller and outlives an unload of this plugin
     const root = ctx.root
     const agents = this.agents
@@ -152,22 +143,14 @@ export class InProcessRun {
     request: SubagentStartRequest<S>,
     options?: SubagentStartOptions,
   ): Promise<SubagentRun<StructuredOf<S>>> {
+    let seed: readonly SessionEvent[] | undefined
     try {
-      const plan = checkEntry(request, readStartSeed(options))
-      const dispatch = this.dispatch
-      if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
-      checkDepthCap(plan)
-      checkCapabilities(plan)
-      if (request.inheritRestrictions) {
-        const { parent } = request
-        inheritRestrictions(plan, this.tools.visibleGlobals(parent), this.tools.guardsOf(parent), listenersOf(parent, 'tools/pre-execute'))
-      }
-      const run = dispatch.has('subagent/admit') ? this.createAfterAdmitHook(plan) : this.create(plan)
-      // the type rests on StructuredOutput: only a value valid against the schema is committed
-      return run as Promise<SubagentRun<StructuredOf<S>>>
+      seed = readStartSeed(options)
     } catch (error) {
       return Promise.reject(error)
     }
+    // the type rests on StructuredOutput: only a value valid against the schema is committed
+    return this.#start(request, seed) as Promise<SubagentRun<StructuredOf<S>>>
   }
 
   /** A child with a fresh history. */
@@ -177,13 +160,18 @@ export class InProcessRun {
 
   /** A child seeded with the parent's events through its last completed turn. */
   fork<const S extends OutputSchema = JsonSchema>(request: SubagentStartRequest<S>): Promise<SubagentRun<StructuredOf<S>>> {
-    let seed: readonly SessionEvent[] | undefined
+    return this.#start(request, FORK) as Promise<SubagentRun<StructuredOf<S>>>
+  }
+
+  /** One start, top to bottom: the entry (read once, checked, prepared), admission, creation. */
+  #start(request: SubagentStartRequest, seed: readonly SessionEvent[] | typeof FORK | undefined): Promise<SubagentRun> {
+    let plan: StartPlan
     try {
-      seed = readForkSeed(request)
+      plan = enter(request, seed, this.entryHost)
     } catch (error) {
       return Promise.reject(error)
     }
-    return this.start(request, seed ? { seed } : undefined)
+    return this.dispatch.has('subagent/admit') ? this.createAfterAdmitHook(plan) : this.create(plan)
   }
 
   /**
@@ -267,14 +255,14 @@ export class InProcessRun {
 
   private async create(plan: StartPlan, admitted = false): Promise<SubagentRun> {
     const dispatch = this.dispatch
-    const { request } = plan
+    const parent = plan.parent.agent
     const setupListeners = dispatch.has('subagent/setup')
     try {
       // optional fields are added to the literal, not spread in: a spread of `cond ? {…} : {}`
       // costs an object on every start
       const options: CreateOptions = {
         // owned by the parent, exactly as through `parent.ctx.agents.create()`
-        owner: request.parent,
+        owner: parent,
         sessionId: plan.childId,
         header: childHeader(plan),
         agentOptions: childOptions(plan),
@@ -287,10 +275,10 @@ export class InProcessRun {
         options.setup = childSetup(plan, dispatch, setupListeners)
       }
       const handle = await this.agents.create(options)
-      const rootId = rootIdOf(request.parent, this.lookup)
+      const rootId = rootIdOf(parent, this.lookup)
       // what admission booked is given back on the run's own settle path, without a hook hop
       const ticket = plan.ticket()
-      return new Run(handle, rootId, this.feed, (run) => handOff(run, request, plan.signal, dispatch, ticket))
+      return new Run(handle, rootId, plan.request.execution, this.feed, (run) => handOff(run, plan.request.prompt, plan.signal, dispatch, ticket))
     } catch (error) {
       if (admitted) this.abandon(plan, error)
       throw error

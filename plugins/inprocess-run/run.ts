@@ -32,16 +32,25 @@ export class Run implements HandedOffRun {
   // the plan and request are not kept: a settled run should not pin its caller's signal; the
   // observer info is rebuilt from the child's header when asked, not held for the run's life
   readonly #rootId: string
+  /** The tool execution that started the run, for observers (`SubagentInfo.execution`). */
+  readonly #execution: symbol | undefined
 
   /**
    * `handOff` is given the run being built and returns its result: `subagent/settle` listeners
    * receive the run itself, so it must exist before the handoff starts.
    */
-  constructor(handle: AgentHandle, rootId: string, feed: EventFeed, handOff: (run: Run) => Promise<SubagentResult>) {
+  constructor(
+    handle: AgentHandle,
+    rootId: string,
+    execution: symbol | undefined,
+    feed: EventFeed,
+    handOff: (run: Run) => Promise<SubagentResult>,
+  ) {
     this.agent = handle.agent
     this.disposeChild = handle.dispose
     this.feed = feed
     this.#rootId = rootId
+    this.#execution = execution
     this.result = handOff(this)
   }
 
@@ -106,6 +115,7 @@ export class Run implements HandedOffRun {
     }
     if (label !== undefined) info.label = label
     if (callId !== undefined) info.callId = callId
+    if (this.#execution !== undefined) info.execution = this.#execution
     if (result) {
       info.stopReason = result.stopReason
       if (result.usage) info.usage = result.usage

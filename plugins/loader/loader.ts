@@ -5,61 +5,20 @@
  */
 import { EventEmitter } from 'node:events'
 import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import type { Context, Fiber, Logger, Plugin } from 'cordis'
-import { type Locale, text } from '../../locales/index.ts'
-import {
-  checkPluginConfig,
-  type EntrySource,
-  type EntrySpec,
-  type HostConfig,
-  HostConfigError,
-  isSameSource,
-  readHostConfig,
-  withHostDefaults,
-} from './config-file.ts'
-import type {} from './index.ts'
-import { describeImportError } from './import-error.ts'
-import { type PluginModule, pluginOf } from './plugin-module.ts'
-import { FileWatcher } from './watch.ts'
 import { DisposedError, thrownMessage } from '../../lib/errors.ts'
+import { text } from '../../locales/index.ts'
+import type {} from './cordis-events.ts'
+import { checkPluginConfig, type EntrySpec, type HostConfig, HostConfigError, isSameSource, readHostConfig, withHostDefaults } from './config-file.ts'
+import { describeImportError } from './import-error.ts'
+import type { PluginModule } from './plugin-module.ts'
+import { describeSource, PluginSources, pickPlugin } from './plugin-source.ts'
+import { type LoaderEvents, type LoaderOptions, newReport, type ReloadReport } from './report.ts'
+import { missingServices } from './waiting.ts'
+import { FileWatcher } from './watch.ts'
 
-/** What one pass (start, config change, source change) did, by entry name. */
-export interface ReloadReport {
-  readonly cause: 'start' | 'config' | 'source'
-  /** The config file, or the plugin file that changed. */
-  readonly file: string
-  readonly loaded: string[]
-  /** Running entries whose config changed: `fiber.update(config)`. */
-  readonly updated: string[]
-  /** Running entries disposed and applied again (new code, or a new source in the config). */
-  readonly restarted: string[]
-  readonly unloaded: string[]
-  /** Every problem reported during the pass; `entry` is absent for file-level problems. */
-  readonly failed: { entry?: string; message: string }[]
-}
-
-export interface LoaderEvents {
-  /** After each pass started by a file change or by `reload()` / `reloadSource()`. */
-  reloaded: [report: ReloadReport]
-  /** A plugin emitted `loader/exit`. */
-  exit: [code: number]
-}
-
-export interface LoaderOptions {
-  /** Watch the config file and the loaded plugin files, and reload on change. */
-  watch?: boolean
-  /** Quiet time after a file event before the file is read (default 40 ms). */
-  debounceMs?: number
-  /** Language of the loader's warnings (default `en-US`); errors and reports stay English. */
-  locale?: Locale
-  /**
-   * Default `locale` of every plugin whose schemastery `Config` declares one (the CLI's
-   * `--locale`); an entry's own `locale` wins. Unset: each plugin's own default.
-   */
-  pluginLocale?: Locale
-}
+export type { LoaderEvents, LoaderOptions, ReloadReport, WaitingEntry } from './report.ts'
 
 interface Entry {
   spec: EntrySpec
@@ -67,12 +26,8 @@ interface Entry {
   fiber?: Fiber
   /** The plugin the fiber runs. */
   plugin?: Plugin
-}
-
-const kPending = 0 // cordis FiberState.PENDING: waiting for an injected service
-
-function newReport(cause: ReloadReport['cause'], file: string): ReloadReport {
-  return { cause, file, loaded: [], updated: [], restarted: [], unloaded: [], failed: [] }
+  /** Valid, but left unapplied by a start whose config had a failed entry: the next pass applies it. */
+  held?: boolean
 }
 
 function notStarted(method: string): HostConfigError {
@@ -86,8 +41,7 @@ function notStarted(method: string): HostConfigError {
 export class Loader extends EventEmitter<LoaderEvents> {
   readonly file: string
   #entries = new Map<string, Entry>()
-  /** Import version of each plugin file: `?v=<n>` on its URL once it has been re-imported. */
-  readonly #versions = new Map<string, number>()
+  readonly #sources = new PluginSources()
   #queue: Promise<unknown> = Promise.resolve()
   #watcher?: FileWatcher
   #disposal?: Promise<void>
@@ -117,8 +71,11 @@ export class Loader extends EventEmitter<LoaderEvents> {
   }
 
   /**
-   * Reads the config and applies its entries in order, awaiting each. Never rejects for a bad
-   * entry; rejects a second call (its entries would be applied twice, the first ones never unloaded).
+   * Reads the config, imports every entry and checks its config, then applies the entries in
+   * order, awaiting each. Without `partial` (the default unless `watch`), a config with any failed
+   * entry applies none: a host never runs with part of its config (a policy plugin skipped while
+   * the plugins after it work). Never rejects for a bad entry (the report lists it); rejects a
+   * second call (its entries would be applied twice, the first ones never unloaded).
    */
   start(): Promise<ReloadReport> {
     if (this.#started) return Promise.reject(new HostConfigError('loader has started already: reload() applies the config file again'))
@@ -128,17 +85,31 @@ export class Loader extends EventEmitter<LoaderEvents> {
       this.#offFile ??= this.root.provide('hostConfigFile', this.file)
       const report = newReport('start', this.file)
       const read = this.#read(report)
+      const prepared: [Entry, Plugin | undefined][] = []
       for (const spec of read?.config.entries ?? []) {
         const entry: Entry = { spec }
         this.#entries.set(spec.key, entry)
-        if (!spec.disabled) await this.#load(entry, report)
+        if (!spec.disabled) prepared.push([entry, await this.#prepare(spec, report)])
       }
-      this.#warnWaiting(report.loaded)
+      const whole = report.failed.length === 0
+      for (const [entry, plugin] of prepared) {
+        if (!plugin) continue
+        if (whole || this.#partial) await this.#plugin(entry, plugin, report, 'loaded')
+        else {
+          entry.held = true
+          report.held.push(entry.spec.key)
+        }
+      }
+      this.#checkWaiting(report, report.loaded)
       // a dispose() called while an entry applied has closed the watcher it found (none): one
       // made now would stay open for good and hold the process
       if (this.options.watch && !this.#disposal) this.#watch(read?.text)
       return report
     })
+  }
+
+  get #partial(): boolean {
+    return this.options.partial ?? this.options.watch ?? false
   }
 
   /** Re-reads the config file and applies the difference (what a config file change does). Rejects before `start()`. */
@@ -226,7 +197,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
     }
     for (const [key, entry] of this.#entries) if (kept.has(key)) entries.set(key, entry)
     this.#entries = entries
-    this.#warnWaiting([...report.loaded, ...report.restarted])
+    this.#checkWaiting(report, [...report.loaded, ...report.restarted])
     this.#watchFiles()
     return report
   }
@@ -237,8 +208,10 @@ export class Loader extends EventEmitter<LoaderEvents> {
     if (spec.disabled) {
       entry.spec = spec
     } else if (!entry.fiber) {
-      // a failed entry is retried only when its spec changed (or its file did, see #reloadSource)
-      if (previous !== spec && isDeepStrictEqual(previous, spec)) return
+      // a failed entry is retried only when its spec changed (or its file did, see #reloadSource);
+      // one a start held back because another failed is applied now
+      if (!entry.held && previous !== spec && isDeepStrictEqual(previous, spec)) return
+      entry.held = false
       entry.spec = spec
       await this.#load(entry, report)
     } else if (!isSameSource(previous, spec)) {
@@ -277,10 +250,10 @@ export class Loader extends EventEmitter<LoaderEvents> {
       (entry) => !entry.spec.disabled && entry.spec.source.kind === 'file' && entry.spec.source.file === file,
     )
     if (!entries.length) return report
-    this.#versions.set(file, (this.#versions.get(file) ?? 0) + 1)
+    this.#sources.bump(file)
     let module: PluginModule
     try {
-      module = await this.#import(entries[0].spec.source)
+      module = await this.#sources.import(entries[0].spec.source)
     } catch (error) {
       for (const entry of entries) this.#fail(report, `cannot load "${file}": ${describeImportError(error, file)}`, entry.spec.key)
       return report
@@ -289,7 +262,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
       const { spec } = entry
       let plugin: Plugin
       try {
-        plugin = this.#pick(spec, module)
+        plugin = pickPlugin(spec, module)
         if (plugin === entry.plugin) {
           throw new HostConfigError(`"${file}" was not evaluated again: it loads as CommonJS, which is cached by path (use "type": "module" or .mts)`, spec.key)
         }
@@ -303,7 +276,7 @@ export class Loader extends EventEmitter<LoaderEvents> {
       await this.#unload(entry)
       await this.#plugin(entry, plugin, report, wasRunning ? 'restarted' : 'loaded')
     }
-    this.#warnWaiting([...report.loaded, ...report.restarted])
+    this.#checkWaiting(report, [...report.loaded, ...report.restarted])
     return report
   }
 
@@ -317,14 +290,14 @@ export class Loader extends EventEmitter<LoaderEvents> {
   async #prepare(spec: EntrySpec, report: ReloadReport): Promise<Plugin | undefined> {
     let module: PluginModule
     try {
-      module = await this.#import(spec.source)
+      module = await this.#sources.import(spec.source)
     } catch (error) {
       const file = spec.source.kind === 'file' ? spec.source.file : undefined
-      this.#fail(report, `cannot load ${describe(spec.source)}: ${describeImportError(error, file)}`, spec.key)
+      this.#fail(report, `cannot load ${describeSource(spec.source)}: ${describeImportError(error, file)}`, spec.key)
       return undefined
     }
     try {
-      const plugin = this.#pick(spec, module)
+      const plugin = pickPlugin(spec, module)
       checkPluginConfig(spec.key, plugin, this.#configOf(plugin, spec))
       return plugin
     } catch (error) {
@@ -368,31 +341,14 @@ export class Loader extends EventEmitter<LoaderEvents> {
     return withHostDefaults(plugin, spec.config, { locale: this.options.pluginLocale })
   }
 
-  #import(source: EntrySource): Promise<PluginModule> {
-    if (source.kind === 'package') return import(source.name)
-    const url = pathToFileURL(source.file)
-    const version = this.#versions.get(source.file)
-    // the first import shares the module with static imports of the same file; later ones are fresh copies
-    if (version) url.search = `?v=${version}`
-    return import(url.href)
-  }
-
-  #pick(spec: EntrySpec, module: PluginModule): Plugin {
-    const plugin = pluginOf(module, spec.export)
-    if (plugin) return plugin
-    const what = spec.export === 'default' ? 'no default export' : `no export "${spec.export}"`
-    throw new HostConfigError(`${describe(spec.source)} has ${what} that is a cordis plugin`, spec.key)
-  }
-
-  /** Warns about applied entries still waiting for a service that nothing provides. */
-  #warnWaiting(keys: readonly string[]): void {
+  /** Lists (and warns about) the entries of `keys` that wait for a service nothing provides. */
+  #checkWaiting(report: ReloadReport, keys: readonly string[]): void {
     for (const key of keys) {
-      const fiber = this.#entries.get(key)?.fiber
-      if (!fiber || fiber.state !== kPending) continue
-      const missing = Object.keys(fiber.inject).filter((name) => this.root.get(name) === undefined)
-      if (!missing.length) continue
-      const services = missing.map((name) => `"${name}"`).join(', ')
-      this.#logger.warn(text(this.options.locale ?? 'en-US', 'loader.waiting', { entry: key, services }))
+      const services = missingServices(this.root, this.#entries.get(key)?.fiber)
+      if (!services.length) continue
+      report.waiting.push({ entry: key, services })
+      const names = services.map((name) => `"${name}"`).join(', ')
+      this.#logger.warn(text(this.options.locale ?? 'en-US', 'loader.waiting', { entry: key, services: names }))
     }
   }
 
@@ -420,8 +376,4 @@ export class Loader extends EventEmitter<LoaderEvents> {
     for (const file of watcher.files()) if (!wanted.has(file)) watcher.delete(file)
     for (const file of wanted) watcher.add(file)
   }
-}
-
-function describe(source: EntrySource): string {
-  return source.kind === 'file' ? `"${source.file}"` : `package "${source.name}"`
 }

@@ -106,14 +106,21 @@ async function* streamChat(
   let reported: ChatCompletionChunk.Choice['finish_reason'] = null
   let usage: Usage | undefined
 
+  // ids already given to a call of this response: a server may send one twice, or none
+  const usedIds = new Set<string>()
+
   function* flushToolCalls(): Generator<StreamPart, void, undefined> {
     const indexes = [...pending.keys()].sort((a, b) => a - b)
     for (const index of indexes) {
       const call = pending.get(index)!
       emittedCalls++
+      // a missing id, or one an earlier call of this response has, becomes a fresh one: the
+      // session records it, and the history sent back pairs each result with its call by it
+      const id = call.id && !usedIds.has(call.id) ? call.id : `call_${randomUUID()}`
+      usedIds.add(id)
       yield {
         type: 'tool-call',
-        id: call.id || `call_${randomUUID()}`,
+        id,
         name: call.name,
         // a no-argument call often arrives with no argument text at all
         arguments: call.arguments || '{}',

@@ -93,6 +93,10 @@ export class SessionFiles extends Service {
     handoffs.delete(this.fiber)
     // an agent disposed while this plugin restarted: its complete session replaces its file, once
     for (const { session, written } of handedOff ?? []) {
+      // nobody heard its `agent/disposed`: its disposal is recorded here
+      if (!this.writers.has(session.id) && ctx.agents.get(session.id)?.session !== session && isSafeSessionId(session.id)) {
+        this.marker(session.id, () => this.tree.markDisposed(session.id))
+      }
       if (session.events.length === written || this.writers.has(session.id)) continue
       this.track(session, 'replace')
       this.writers.get(session.id)?.release()

@@ -78,7 +78,7 @@ function startRequest(args: SubagentToolArgs, exec: ToolExecution, signal: Abort
   const parent = exec.agent
   if (!parent) throw new SubagentError('NO_CALLING_AGENT', NO_CALLING_AGENT_MESSAGE)
   // a model must never reach through a child a tool it was denied (SPEC §8.3)
-  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal, inheritRestrictions: true, callId: exec.callId }
+  const request: SubagentStartRequest = { parent, prompt: args.prompt, signal, inheritRestrictions: true, callId: exec.callId, execution: exec.token }
   if (args.label !== undefined) request.label = args.label
   if (args.persona !== undefined) request.persona = args.persona
   if (args.tools !== undefined) request.toolFilter = args.tools

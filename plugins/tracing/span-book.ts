@@ -1,7 +1,9 @@
 /**
  * The open spans of one `Tracing` instance, keyed by what identifies them under concurrency: a
  * run by its id, a root agent's turn by the agent id, a model request by the agent id (an agent
- * sends one at a time), a tool execution by its `ToolExecution.token`. Never "the current span".
+ * sends one at a time), a tool execution by its `ToolExecution.token` (a run started by a tool
+ * finds its tool's span by that token, `SubagentInfo.execution`: call ids need not be unique).
+ * Never "the current span".
  */
 import { type Attributes, type Context as TraceContext, context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api'
 import type { SubagentInfo, ToolExecution, ToolResult, TurnEndReason, Usage } from '../../lib/types.ts'
@@ -28,15 +30,6 @@ export const attributes = {
 /** Why a span was ended by `closeAll` instead of by its own event. */
 export const UNFINISHED_REASON = 'tracing stopped before the span ended'
 
-interface OpenTool {
-  span: Span
-  /** Where `subagent/start` finds it: `<agent id> <call id>`. */
-  callKey?: string
-}
-
-function callKey(agentId: string, callId: string): string {
-  return `${agentId}\u0000${callId}`
-}
 
 function setUsage(span: Span, usage: Usage | undefined): void {
   if (!usage) return
@@ -52,8 +45,7 @@ export class SpanBook {
   readonly #runs = new Map<string, Span>()
   readonly #turns = new Map<string, Span>()
   readonly #chats = new Map<string, Span>()
-  readonly #tools = new Map<symbol, OpenTool>()
-  readonly #toolByCall = new Map<string, symbol>()
+  readonly #tools = new Map<symbol, Span>()
 
   constructor(private tracer: Tracer) {}
 
@@ -80,8 +72,7 @@ export class SpanBook {
 
   runStarted(info: SubagentInfo): void {
     if (this.#runs.has(info.runId)) return
-    const token = info.callId === undefined ? undefined : this.#toolByCall.get(callKey(info.parentId, info.callId))
-    const parent = (token && this.#tools.get(token)?.span) ?? this.#agentSpan(info.parentId)
+    const parent = (info.execution !== undefined ? this.#tools.get(info.execution) : undefined) ?? this.#agentSpan(info.parentId)
     const attrs: Attributes = {
       [attributes.operation]: 'invoke_agent',
       [attributes.agentId]: info.childId,
@@ -165,32 +156,26 @@ export class SpanBook {
 
   toolStarted(exec: ToolExecution): void {
     if (this.#tools.has(exec.token)) return
-    const parent = exec.parent !== undefined ? this.#tools.get(exec.parent)?.span : undefined
+    const parent = exec.parent !== undefined ? this.#tools.get(exec.parent) : undefined
     const span = this.#start(
       `execute_tool ${exec.name}`,
       SpanKind.INTERNAL,
       { [attributes.operation]: 'execute_tool', [attributes.toolName]: exec.name, [attributes.toolCallId]: exec.callId },
       parent ?? (exec.agent ? this.#agentSpan(exec.agent.id) : undefined),
     )
-    const open: OpenTool = { span }
-    if (exec.agent) {
-      open.callKey = callKey(exec.agent.id, exec.callId)
-      this.#toolByCall.set(open.callKey, exec.token)
-    }
-    this.#tools.set(exec.token, open)
+    this.#tools.set(exec.token, span)
   }
 
   /** The authoritative outcome (`tools/result`); a call that skipped the hooks gets its span here. */
   toolEnded(exec: ToolExecution, result: ToolResult): void {
     if (!this.#tools.has(exec.token)) this.toolStarted(exec)
-    const open = this.#tools.get(exec.token)
-    if (!open) return
+    const span = this.#tools.get(exec.token)
+    if (!span) return
     this.#tools.delete(exec.token)
-    if (open.callKey !== undefined && this.#toolByCall.get(open.callKey) === exec.token) this.#toolByCall.delete(open.callKey)
     try {
-      if (result.isError) open.span.setStatus({ code: SpanStatusCode.ERROR, message: result.code ?? 'tool error' })
+      if (result.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: result.code ?? 'tool error' })
     } finally {
-      open.span.end()
+      span.end()
     }
   }
 
@@ -198,13 +183,12 @@ export class SpanBook {
   closeAll(): void {
     const spans = [
       ...this.#chats.values(),
-      ...[...this.#tools.values()].map((open) => open.span).reverse(),
+      ...[...this.#tools.values()].reverse(),
       ...[...this.#runs.values()].reverse(),
       ...this.#turns.values(),
     ]
     this.#chats.clear()
     this.#tools.clear()
-    this.#toolByCall.clear()
     this.#runs.clear()
     this.#turns.clear()
     let failure: unknown

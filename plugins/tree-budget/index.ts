@@ -59,9 +59,12 @@ export class TreeBudget {
     updateInPlace<TreeBudget.Config>(ctx, (next) => this.#update(next))
 
     listenDirect(ctx, 'subagent/prepare', (plan) => {
-      // served, not checked again: the driver checked its shape at entry step 0, and admission
-      // (`reservationOf`) checks it once more when it is reserved
-      if (plan.request.budget !== undefined) plan.claim('budget')
+      // the request's own field, checked by the plugin that serves it: `plan.request` is the
+      // driver's frozen snapshot, so what passes here is what admission reserves
+      const budget = plan.request.budget
+      if (budget === undefined) return
+      assertReservation(budget)
+      plan.claim('budget')
     })
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
     listenDirect(ctx, 'subagent/abandon', (plan) => this.#abandon(plan))
@@ -322,11 +325,9 @@ function disposedError(parentId: string): AgentDisposedError {
   return new AgentDisposedError(parentId)
 }
 
+/** The request's reservation, as `subagent/prepare` checked it on the plan's snapshot. */
 function reservationOf(plan: SubagentPlan): BudgetReservation | undefined {
-  const budget = plan.request.budget
-  if (budget === undefined) return undefined
-  assertReservation(budget)
-  return budget
+  return plan.request.budget
 }
 
 function rootPool(pool: Pool): Pool {

@@ -4,6 +4,7 @@
 import { expect } from 'chai'
 import { chooseModel, type DemoDriver } from '../../demo/driver.ts'
 import { onlyBlock, readDoc, section } from '../docs/markdown.ts'
+import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
 import { type CliOutcome as Outcome, runCli } from '../support/cli.ts'
 
 /** The captured transcript docs/watching.md shows ("The demo"). */
@@ -31,6 +32,7 @@ function runDemo(extra: string[] = []): Promise<Outcome> {
   const env = { ...process.env }
   delete env.DEEPSEEK_API_KEY
   delete env.OPENAI_API_KEY
+  delete env.OPENAI_BASE_URL
   return runCli(['start', 'cordis.yml', ...extra], env)
 }
 
@@ -51,12 +53,12 @@ describe('the demo (npm start)', function () {
     expect(outcome.stdout.split('\n').slice(0, 3)).to.deep.equal([
       'subagent-inprocess demo: a parent agent delegates to in-process subagents',
       'config: cordis.yml',
-      'model: scripted/demo (no DEEPSEEK_API_KEY or OPENAI_API_KEY: replies come from demo/script.ts, token counts are estimates)',
+      'model: scripted/demo (no DEEPSEEK_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL: replies come from demo/script.ts, token counts are estimates)',
     ])
   })
 
   it('runs on the scripted model without a key', () => {
-    expect(outcome.stdout).to.include('model: scripted/demo (no DEEPSEEK_API_KEY or OPENAI_API_KEY')
+    expect(outcome.stdout).to.include('model: scripted/demo (no DEEPSEEK_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL')
   })
 
   it('starts a spawned, a forked, a structured and a background child in one step, in model order', () => {
@@ -144,6 +146,12 @@ describe('chooseModel', () => {
     expect([choice.provider, choice.model]).to.deep.equal(['scripted', 'demo'])
   })
 
+  it('picks the keyless server named by OPENAI_BASE_URL, with OPENAI_MODEL, when no key is set', () => {
+    const choice = chooseModel(auto, { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_MODEL: 'qwen' })
+    expect([choice.provider, choice.model]).to.deep.equal(['openai', 'qwen'])
+    expect(choice.note).to.equal("OPENAI_BASE_URL is http://127.0.0.1:9/v1, no key: set OPENAI_MODEL to name the server's model")
+  })
+
   it('uses a provider and model set in the config as they are', () => {
     const choice = chooseModel({ provider: 'local', model: 'qwen' }, { DEEPSEEK_API_KEY: 'k' })
     expect([choice.provider, choice.model]).to.deep.equal(['local', 'qwen'])
@@ -158,5 +166,32 @@ describe('the demo with --locale zh-CN', function () {
     expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
     expect(outcome.stdout.split('\n').filter((line) => line.includes('┌─ '))).to.have.length(4)
     expect(outcome.stdout).to.match(/\n完成：4 个子代理中有 4 个完成/)
+  })
+})
+
+describe('the demo against a keyless server named by OPENAI_BASE_URL', function () {
+  // one Node process with tsx, loading every plugin
+  this.timeout(90_000)
+  let server: ChatServer | undefined
+
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+
+  it('talks to the server and, when its model never delegates, says why it finished with problems', async () => {
+    server = await startChatServer((_request, response) => sendStream(response, [textChunk('I will do it myself.'), finishChunk('stop')]))
+    const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_BASE_URL: server.baseURL, OPENAI_MODEL: 'plain' }
+    delete env.DEEPSEEK_API_KEY
+    delete env.OPENAI_API_KEY
+    const outcome = await runCli(['start', 'cordis.yml', '--quiet'], env)
+    expect(server.requests.length).to.be.greaterThan(0)
+    expect(server.requests.every((request) => request.headers.authorization === undefined)).to.equal(true)
+    expect(outcome.code).to.equal(1)
+    const lines = outcome.stdout.trimEnd().split('\n')
+    expect(lines.at(-2)).to.match(/^finished with problems: 0 of 0 subagents completed/)
+    expect(lines.at(-1)).to.equal(
+      'why: the model answered without calling the subagent tool, so no subagent ran (the task asks for four calls; a model without tool calling cannot delegate)',
+    )
   })
 })

@@ -94,3 +94,38 @@ describe('tools.restrict: a malformed filter', () => {
     })
   }
 })
+
+describe('tools.execute: the request is read once', () => {
+  it('runs the tool whose name was checked, reading each request field once', async () => {
+    const s = await scene()
+    const ran: string[] = []
+    s.root.tools.register(tool('read', (_args, exec) => ran.push(exec.name)))
+    s.root.tools.register(tool('shell', (_args, exec) => ran.push(exec.name)))
+    const reads = new Map<PropertyKey, number>()
+    const request = new Proxy({ name: 'read', arguments: {}, callId: 'c1' } as ExecuteRequest, {
+      get(target, key, receiver) {
+        const count = (reads.get(key) ?? 0) + 1
+        reads.set(key, count)
+        // a name that changes after its first read must not reach another tool
+        return key === 'name' && count > 1 ? 'shell' : Reflect.get(target, key, receiver)
+      },
+    })
+    const result = await s.root.tools.execute(request)
+    expect(result.isError).to.not.equal(true)
+    expect(ran).to.deep.equal(['read'])
+    for (const field of ['name', 'arguments', 'callId', 'agent', 'parent', 'signal']) expect([field, reads.get(field)]).to.deep.equal([field, 1])
+  })
+
+  it('rejects a request whose field getter throws, naming the field', async () => {
+    const s = await scene()
+    const request = { name: 'read' } as ExecuteRequest
+    Object.defineProperty(request, 'arguments', {
+      get: () => {
+        throw new Error('gone')
+      },
+    })
+    const error = await rejectionOf(s.root.tools.execute(request))
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('tool execute request arguments could not be read: gone')
+  })
+})

@@ -48,6 +48,42 @@ describe('subagent-inprocess inspect <sessions-dir>', () => {
   })
 })
 
+describe('subagent-inprocess inspect: text from the files on the terminal', function () {
+  this.timeout(60_000)
+  let dir: string
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'inspect-cli-'))
+  })
+
+  afterEach(() => rm(dir, { recursive: true, force: true }))
+
+  it('shows escape and bell sequences of a header id and a file name as visible stand-ins', async () => {
+    await writeFile(join(dir, 'a.jsonl'), `${JSON.stringify({ version: 1, header: { id: '\u001b]0;owned\u0007', createdAt: 1 } })}\n`)
+    await writeFile(join(dir, 'b\u001b[2J.jsonl'), 'garbage\n')
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/subagent-inprocess.ts', 'inspect', dir], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    // 'close', not 'exit': stderr is read whole only once its pipe closed
+    const exited = new Promise((resolve) => child.on('close', resolve))
+    await new Promise<void>((resolve) => {
+      let stdout = ''
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk
+        if (stdout.includes('inspector: ')) resolve()
+      })
+    })
+    child.kill('SIGTERM')
+    expect(await exited).to.equal(0)
+    expect(stderr.includes('\u001b') || stderr.includes('\u0007')).to.equal(false)
+    expect(stderr).to.include('␛]0;owned␇')
+    expect(stderr).to.include('b␛[2J.jsonl')
+  })
+})
+
 describe('subagent-inprocess: a folder or port the inspector cannot use', function () {
   // each case starts a Node process with tsx
   this.timeout(60_000)

@@ -1,13 +1,15 @@
 /**
  * The packed package as a new user gets it: `npm pack`, installed with the cordis peer into a
  * fresh project (from the local npm cache when it can), then used only as the README's "Install"
- * section says. Slow (a build and two installs): `npm run test:install`, run by `.ci/run`, not
+ * section says. Packed from a clean copy of the work tree, with no build run first (`prepack`
+ * builds). Slow (a build and two installs): `npm run test:install`, run by `.ci/run`, not
  * part of `npm test`.
  */
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { expect } from 'chai'
@@ -64,19 +66,43 @@ export async function resolve(specifier, context, next) {
 register('data:text/javascript,' + encodeURIComponent(hooks))
 `
 
+/**
+ * The files a clone of the work tree holds (tracked, or new and not ignored) copied to a fresh
+ * folder, with the repository's installed `node_modules` linked in (a clone runs `npm ci` first;
+ * linking spares that install, and `npm pack` never packs `node_modules`).
+ */
+async function cleanCopy(from: string): Promise<string> {
+  const to = await mkdtemp(join(tmpdir(), 'subagent-inprocess-clone-'))
+  const listed = await outcome('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], from)
+  if (listed.code !== 0) throw new Error(`git ls-files failed:\n${listed.stderr}`)
+  for (const file of listed.stdout.split('\0').filter(Boolean)) {
+    if (!existsSync(join(from, file))) continue
+    await mkdir(dirname(join(to, file)), { recursive: true })
+    await copyFile(join(from, file), join(to, file))
+  }
+  await symlink(join(from, 'node_modules'), join(to, 'node_modules'), 'dir')
+  return to
+}
+
 describe('the packed package in a fresh project', function () {
   this.timeout(300_000)
   let project: string
   let tarball: string
+  const cleanup: string[] = []
 
   before(async () => {
     project = await mkdtemp(join(tmpdir(), 'subagent-inprocess-install-'))
-    const build = await outcome(npm, ['run', 'build'], repo)
-    if (build.code !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`)
-    const pack = await outcome(npm, ['pack', '--json', '--pack-destination', project], repo)
+    // packed from a clean copy of the work tree (what a clone holds: no dist/, nothing ignored),
+    // with no build run first: `npm pack` itself must build (`prepack`)
+    const clone = await cleanCopy(repo)
+    cleanup.push(clone)
+    expect(existsSync(join(clone, 'dist')), 'the clean copy has no dist/').to.equal(false)
+    const pack = await outcome(npm, ['pack', '--json', '--pack-destination', project], clone)
     if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`)
-    const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[]
+    const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as { filename: string; files: { path: string }[] }[]
     tarball = join(project, packed!.filename)
+    // the entry and the CLI are in the tarball: built by `npm pack` itself
+    expect(packed!.files.map((file) => file.path)).to.include.members(['dist/index.js', 'dist/bin/subagent-inprocess.js'])
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
     await writeFile(join(project, 'block-peers.mjs'), blockPeers)
     // what the README's first line installs, plus openai; QuickJS comes later
@@ -85,6 +111,7 @@ describe('the packed package in a fresh project', function () {
 
   after(async () => {
     if (project) await rm(project, { recursive: true, force: true })
+    for (const folder of cleanup) await rm(folder, { recursive: true, force: true })
   })
 
   describe('without the optional peers', () => {

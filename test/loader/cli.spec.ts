@@ -2,7 +2,7 @@
  * The `subagent-inprocess` command, run as a child process (tsx, as `npm start` runs it).
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { expect } from 'chai'
@@ -22,13 +22,71 @@ describe('subagent-inprocess start', function () {
 
   afterEach(() => space.cleanup())
 
-  it('prints a rejected entry config to stderr, loads the rest and exits with the code a plugin asks for', async () => {
+  it('starts no plugin of a config with a rejected entry, wherever it is listed, and exits with 1', async () => {
     space.write('probe.ts', probeSource('v1'))
+    const marker = join(space.dir, 'started')
+    space.write('marks.ts', `import { writeFileSync } from 'node:fs'\nexport default function Marks() { writeFileSync(${JSON.stringify(marker)}, 'yes') }\n`)
+    space.write('cordis.yml', 'plugins:\n  marks: { path: ./marks.ts }\n  bad: { path: ./probe.ts, config: { count: -1 } }\n')
+    const outcome = await runCli(['start', space.configFile])
+    expect(outcome.code).to.equal(1)
+    expect(outcome.stderr).to.equal(
+      'error [loader] plugin "bad": count: expected number >= 0 but got -1\n' +
+        '1 failed at start; nothing was started (run with --watch to start the rest and fix it live)\n',
+    )
+    expect(existsSync(marker)).to.equal(false)
+  })
+
+  it('exits with 1 naming the missing service when no plugin of the config provides what an entry needs', async () => {
+    space.write('needs.ts', 'export default function Needs() {}\nNeeds.inject = ["inprocessRun"]\n')
+    space.write('cordis.yml', 'plugins:\n  needs: { path: ./needs.ts }\n')
+    const outcome = await runCli(['start', space.configFile])
+    expect(outcome.code).to.equal(1)
+    expect(outcome.stderr).to.equal(
+      'warning [loader] plugin "needs": waiting for "inprocessRun", which no loaded plugin provides\n' +
+        'plugin "needs" needs "inprocessRun", which no plugin of the config provides; stopping (add the plugin that provides it to the config)\n',
+    )
+  })
+
+  it('names a missing optional package in one line, with no stack trace, when OpenAIModel cannot start', async () => {
+    const blocker = join(space.dir, 'block-openai.mjs')
+    space.write(
+      'block-openai.mjs',
+      `import { register } from 'node:module'
+const hooks = \`export async function resolve(specifier, context, next) {
+  if (!/^openai(\\\\/|$)/.test(specifier)) return next(specifier, context)
+  throw Object.assign(new Error("Cannot find package '" + specifier + "' imported from " + context.parentURL), { code: 'ERR_MODULE_NOT_FOUND' })
+}\`
+register('data:text/javascript,' + encodeURIComponent(hooks))
+`,
+    )
+    const host = join(projectRoot, 'plugins/host/index.ts')
+    const model = join(projectRoot, 'plugins/openai-model/index.ts')
+    space.write(
+      'cordis.yml',
+      `plugins:\n  host: { path: ${JSON.stringify(host)} }\n  openai: { path: ${JSON.stringify(model)}, config: { provider: openai, model: m } }\n`,
+    )
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', blocker, 'bin/subagent-inprocess.ts', 'start', space.configFile], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const [code] = await once(child, 'close')
+    const fix = 'OpenAIModel needs the optional package "openai", which is not installed: npm i openai@^6.30.1'
+    expect(code).to.equal(1)
+    expect(stderr).to.equal(
+      `error [open-ai-model] PeerDependencyError: ${fix}\n` +
+        `error [loader] plugin "openai": failed to apply: ${fix}\n` +
+        '1 failed at start; stopping (run with --watch to keep the rest running and fix it live)\n',
+    )
+  })
+
+  it('exits with the code a plugin asks for when every entry started', async () => {
     space.write('quit.ts', probeSource('v1', { emitExit: 3 }))
-    space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { count: -1 } }\n  quit: { path: ./quit.ts }\n')
+    space.write('cordis.yml', 'plugins:\n  quit: { path: ./quit.ts }\n')
     const outcome = await runCli(['start', space.configFile])
     expect(outcome.code).to.equal(3)
-    expect(outcome.stderr).to.equal('error [loader] plugin "bad": count: expected number >= 0 but got -1\n')
+    expect(outcome.stderr).to.equal('')
   })
 
   it('serves the inspector on 127.0.0.1 with --inspect and says where', async () => {
@@ -54,7 +112,7 @@ describe('subagent-inprocess start', function () {
     expect(outcome.code).to.equal(1)
     expect(outcome.stderr).to.equal(
       'error [loader] plugin "bad": unknown key "maxcount" (valid keys: name, greeting, count)\n' +
-        '1 failed at start; stopping (run with --watch to keep the rest running and fix it live)\n',
+        '1 failed at start; nothing was started (run with --watch to start the rest and fix it live)\n',
     )
   })
 

@@ -26,9 +26,9 @@ describe('Loader', () => {
       ])
     })
 
-    it('reports a config the schema rejects, naming the entry and field, and loads the rest', async () => {
+    it('reports a config the schema rejects, naming the entry and field, and loads the rest with partial', async () => {
       space.write('cordis.yml', 'plugins:\n  bad: { path: ./probe.ts, config: { name: bad, count: -1 } }\n  good: { path: ./probe.ts, config: { name: good } }\n')
-      const { root, loader } = space.loader()
+      const { root, loader } = space.loader({ partial: true })
       const report = await loader.start()
       const message = 'plugin "bad": count: expected number >= 0 but got -1'
       expect(report.failed).to.deep.equal([{ entry: 'bad', message }])
@@ -36,13 +36,41 @@ describe('Loader', () => {
       expect([...activeProbes().keys()]).to.deep.equal(['good'])
     })
 
-    it('reports a module that cannot be imported and loads the rest', async () => {
+    it('reports a module that cannot be imported and loads the rest with partial', async () => {
       space.write('cordis.yml', 'plugins:\n  gone: { path: ./missing.ts }\n  a: { path: ./probe.ts, config: { name: a } }\n')
-      const { loader } = space.loader()
+      const { loader } = space.loader({ partial: true })
       const report = await loader.start()
       expect(report.failed).to.have.length(1)
       expect(report.failed[0].message).to.match(/^plugin "gone": cannot load ".*missing\.ts": /)
       expect(report.loaded).to.deep.equal(['a'])
+    })
+
+    it('applies no entry when a later one fails its config check, and lists the valid ones as held', async () => {
+      space.write('cordis.yml', 'plugins:\n  first: { path: ./probe.ts, config: { name: first } }\n  bad: { path: ./probe.ts, config: { name: bad, count: -1 } }\n')
+      const { loader } = space.loader()
+      const report = await loader.start()
+      expect(report.failed).to.deep.equal([{ entry: 'bad', message: 'plugin "bad": count: expected number >= 0 but got -1' }])
+      expect([report.loaded, report.held]).to.deep.equal([[], ['first']])
+      expect(probeLog()).to.deep.equal([])
+    })
+
+    it('applies the held entries on the next reload, once the failed one is fixed', async () => {
+      space.write('cordis.yml', 'plugins:\n  first: { path: ./probe.ts, config: { name: first } }\n  bad: { path: ./probe.ts, config: { name: bad, count: -1 } }\n')
+      const { loader } = space.loader()
+      await loader.start()
+      space.write('cordis.yml', 'plugins:\n  first: { path: ./probe.ts, config: { name: first } }\n  bad: { path: ./probe.ts, config: { name: bad, count: 2 } }\n')
+      const report = await loader.reload()
+      expect(report.loaded).to.deep.equal(['first', 'bad'])
+      expect([...activeProbes().keys()]).to.deep.equal(['first', 'bad'])
+    })
+
+    it('lists an entry waiting for a service no loaded plugin provides', async () => {
+      space.write('needs.ts', 'export default function Needs() {}\nNeeds.inject = ["inprocessRun"]\n')
+      space.write('cordis.yml', 'plugins:\n  needs: { path: ./needs.ts }\n')
+      const { root, loader } = space.loader()
+      const report = await loader.start()
+      expect(report.waiting).to.deep.equal([{ entry: 'needs', services: ['inprocessRun'] }])
+      expect(logged(root)).to.deep.equal(['plugin "needs": waiting for "inprocessRun", which no loaded plugin provides'])
     })
 
     it('reports a module without a plugin export', async () => {

@@ -6,7 +6,7 @@ import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import { createOpenAIAdapter } from '../../plugins/openai-model/adapter.ts'
 import { ContentFilterError, ModelRequestError } from '../../plugins/openai-model/errors.ts'
 import { OpenAIModel } from '../../plugins/openai-model/index.ts'
-import { type ChatHandler, type ChatServer, chunk, finishChunk, sendError, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
+import { type ChatHandler, type ChatServer, type RecordedRequest, chunk, finishChunk, sendError, sendStream, startChatServer, textChunk, toolChunk } from './chat-server.ts'
 
 const apiKey = 'sk-stream-faults-5d1e'
 const filtered = "model request failed: the provider's content filter stopped the answer"
@@ -81,6 +81,22 @@ describe('openai-model adapter: stream faults', () => {
       finishChunk('tool_calls'),
     ])
     expect(parts[0]).to.deep.equal({ type: 'tool-call', id: 'call_b', name: 'lookup', arguments: '{}' })
+  })
+
+  it('gives a call whose id an earlier call of the response has, or that has none, a fresh id', async () => {
+    const { parts } = await streamOf([
+      toolChunk([
+        { index: 0, id: 'dup', name: 'a', arguments: '{}' },
+        { index: 1, id: 'dup', name: 'b', arguments: '{}' },
+        { index: 2, name: 'c', arguments: '{}' },
+      ]),
+      finishChunk('tool_calls'),
+    ])
+    const ids = parts.flatMap((part) => (part.type === 'tool-call' ? [part.id] : []))
+    expect(ids[0]).to.equal('dup')
+    expect(ids[1]).to.match(/^call_/)
+    expect(ids[2]).to.match(/^call_/)
+    expect(new Set(ids).size).to.equal(3)
   })
 
   it('fails a content_filter finish with code CONTENT_FILTERED instead of finishing', async () => {
@@ -176,6 +192,44 @@ function hostScene(options: { driver?: boolean } = {}): { root: Context; serve(h
   })
   return scene
 }
+
+describe('OpenAIModel: tool calls a server gave one id', () => {
+  const scene = hostScene()
+
+  it('sends each result back against the call it answers', async () => {
+    let turn = 0
+    const sent: RecordedRequest[] = []
+    await scene.serve((request, response) => {
+      sent.push(request)
+      if (turn++ > 0) return sendStream(response, [textChunk('both seen'), finishChunk('stop')])
+      sendStream(response, [
+        toolChunk([
+          { index: 0, id: 'same', name: 'echo', arguments: '{"say":"one"}' },
+          { index: 1, id: 'same', name: 'echo', arguments: '{"say":"two"}' },
+        ]),
+        finishChunk('tool_calls'),
+      ])
+    })
+    scene.root.tools.register({
+      name: 'echo',
+      description: 'Says it back.',
+      parameters: { type: 'object', properties: { say: { type: 'string' } } },
+      execute: (args: { say: string }) => `said ${args.say}`,
+    })
+    const { agent } = await scene.root.agents.create({ agentOptions: { provider: 'openai', model: 'test-model' } })
+    agent.followup('echo twice')
+    await agent.whenIdle()
+    const messages = sent[1]!.body.messages as { role: string; tool_calls?: { id: string; function: { arguments: string } }[]; tool_call_id?: string; content?: string }[]
+    const calls = messages.find((message) => message.role === 'assistant')!.tool_calls!
+    const results = messages.filter((message) => message.role === 'tool')
+    expect(new Set(calls.map((call) => call.id)).size).to.equal(2)
+    const answered = results.map((result) => [JSON.parse(calls.find((call) => call.id === result.tool_call_id)!.function.arguments).say, result.content])
+    expect(answered).to.deep.equal([
+      ['one', 'said one'],
+      ['two', 'said two'],
+    ])
+  })
+})
 
 describe('OpenAIModel: a usage chunk with a count missing', () => {
   const scene = hostScene()

@@ -159,6 +159,8 @@ describe('SessionFiles persistence', () => {
     expect(events.at(-1)).to.deep.include({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } } })
     expect(await host.lines(handle.agent.id)).to.deep.equal(expectedLines(handle.agent))
     expect(host.root.sessionFiles.tracked()).to.deep.equal([])
+    // and its disposal, unheard too, is recorded by the new instance
+    expect((await host.root.sessionFiles.load(handle.agent.id)).disposed).to.equal(true)
   })
 
   it('refuses to replace an existing file with a new session of the same id', async () => {

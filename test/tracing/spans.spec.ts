@@ -149,6 +149,26 @@ describe('Tracing spans', () => {
     }
   })
 
+  it('keeps concurrent children under their own tool spans when their calls share one call id', async () => {
+    const gates = [createGate(), createGate()]
+    let next = 0
+    host.root.models.register('gated', { stream: (request) => gates[next++]!.adapter.stream(request) })
+    const parent = await host.root.agents.create({ agentOptions: { provider: 'gated', model: 'test' } })
+    const call = (label: string) =>
+      host.root.tools.execute({ name: 'subagent', callId: 'same', agent: parent.agent, arguments: { prompt: `task ${label}`, label } })
+    const results = [call('one'), call('two')]
+    await Promise.all(gates.map((gate) => gate.entered))
+    gates[0]!.open('first')
+    gates[1]!.open('second')
+    expect((await Promise.all(results)).map((result) => result.isError)).to.deep.equal([false, false])
+    await parent.dispose()
+    const spans = host.recorder.spans()
+    const tools = spans.filter((span) => span.name === 'execute_tool subagent').map((span) => span.spanContext().spanId)
+    const parents = ['one', 'two'].map((label) => named(spans, `invoke_agent ${label}`).parentSpanContext?.spanId)
+    expect(tools).to.have.length(2)
+    expect(parents).to.have.members(tools)
+  })
+
   it('gives a call that skipped the hooks its own error span', async () => {
     host.scripted.push({ toolCalls: [{ id: 'call_x', name: 'missing', arguments: '{}' }] }, { text: 'ok' })
     host.parent.followup('call a missing tool')

@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { SubagentBudgetError } from '../../lib/errors.ts'
 import { createDriverHost } from '../support/driver.ts'
+import { rejectionOf } from '../support/scene.ts'
 import { createBudgetFixture } from './fixture.ts'
 import { createLatchModel } from './latch-model.ts'
 
@@ -15,6 +16,26 @@ describe('TreeBudget: reservations (SPEC §9)', () => {
     expect(error?.message).to.equal('subagent request budget.tokens must be a non-negative safe integer')
     expect(fixture.host.root.agents.list()).to.have.length(1)
   })
+
+  it('checks the shape of a request budget at subagent/prepare, before the depth cap', async () => {
+    const fixture = await createBudgetFixture()
+    const error = await rejectionOf(fixture.host.root.inprocessRun.spawn(fixture.request({ maxDepth: 0, budget: { children: 'all' as never } })))
+    expect(error).to.be.instanceOf(TypeError)
+    expect(error.message).to.equal('subagent request budget.children must be a non-negative safe integer')
+  })
+
+  for (const [what, budget, message] of [
+    ['that is not an object', 5, 'subagent request budget must be an object'],
+    ['with an unknown field', { dollars: 1 }, 'subagent request budget has unknown field "dollars"'],
+  ] as const) {
+    it(`rejects a request budget ${what}, before anything is created`, async () => {
+      const fixture = await createBudgetFixture()
+      const error = await rejectionOf(fixture.host.root.inprocessRun.spawn(fixture.request({ budget: budget as never })))
+      expect(error).to.be.instanceOf(TypeError)
+      expect(error.message).to.equal(message)
+      expect(fixture.host.root.agents.list()).to.have.length(1)
+    })
+  }
 
   it('rejects a request budget as unsupported when TreeBudget is not loaded', async () => {
     const host = await createDriverHost()

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { AgentDisposedError, SubagentError } from '../../../lib/errors.ts'
+import { AgentDisposedError, SubagentError, thrownMessage } from '../../../lib/errors.ts'
 import { SmallMap } from '../../../lib/small-map.ts'
 import type {
   Agent,
@@ -66,15 +66,39 @@ declare module 'cordis' {
 }
 
 /** What is wrong with an `execute` request, as `<field> must be …`, or `undefined`. */
-function executeRequestProblem(request: unknown): string | undefined {
-  if (typeof request !== 'object' || request === null) return 'must be an object'
-  const { name, callId, agent, parent, signal } = request as Record<string, unknown>
-  if (typeof name !== 'string') return 'name must be a string'
-  if (callId !== undefined && typeof callId !== 'string') return 'callId must be a string'
-  if (agent !== undefined && (typeof agent !== 'object' || agent === null)) return 'agent must be an agent'
-  if (parent !== undefined && typeof parent !== 'symbol') return 'parent must be an execution token (a symbol)'
-  if (signal !== undefined && !(signal instanceof AbortSignal)) return 'signal must be an AbortSignal'
-  return undefined
+/**
+ * The request as `execute` uses it: each field read once into a plain copy, so a getter cannot show
+ * the check one value and the pipeline another. Throws `TypeError` `tool execute request <problem>`.
+ */
+function readExecuteRequest(request: unknown): ExecuteRequest {
+  if (typeof request !== 'object' || request === null) throw executeRequestError('must be an object')
+  const read = (key: keyof ExecuteRequest): unknown => {
+    try {
+      return (request as Record<string, unknown>)[key]
+    } catch (error) {
+      throw executeRequestError(`${key} could not be read: ${thrownMessage(error)}`, error)
+    }
+  }
+  const name = read('name')
+  if (typeof name !== 'string') throw executeRequestError('name must be a string')
+  const copy: ExecuteRequest = { name, arguments: read('arguments') }
+  const callId = read('callId')
+  if (callId !== undefined && typeof callId !== 'string') throw executeRequestError('callId must be a string')
+  const agent = read('agent')
+  if (agent !== undefined && (typeof agent !== 'object' || agent === null)) throw executeRequestError('agent must be an agent')
+  const parent = read('parent')
+  if (parent !== undefined && typeof parent !== 'symbol') throw executeRequestError('parent must be an execution token (a symbol)')
+  const signal = read('signal')
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw executeRequestError('signal must be an AbortSignal')
+  if (callId !== undefined) copy.callId = callId
+  if (agent !== undefined) copy.agent = agent as Agent
+  if (parent !== undefined) copy.parent = parent
+  if (signal !== undefined) copy.signal = signal
+  return copy
+}
+
+function executeRequestError(problem: string, cause?: unknown): TypeError {
+  return new TypeError(`tool execute request ${problem}`, cause === undefined ? undefined : { cause })
 }
 
 function disposedResult(agentId: string): ToolResult {
@@ -306,9 +330,13 @@ export class Tools extends HostService {
    * Rejects with a `TypeError` naming the field for a malformed request. A disposed agent's call is
    * refused with `agent "<id>" is disposed` (code `AGENT_DISPOSED`) and meets no hook.
    */
-  execute(request: ExecuteRequest): Promise<ToolResult> {
-    const problem = executeRequestProblem(request)
-    if (problem) return Promise.reject(new TypeError(`tool execute request ${problem}`))
+  execute(caller: ExecuteRequest): Promise<ToolResult> {
+    let request: ExecuteRequest
+    try {
+      request = readExecuteRequest(caller)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     const scope = scopeOf(request.agent)
     // its restrictions and guards went with the scope: running anything now would bypass them
     if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
