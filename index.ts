@@ -63,3 +63,4 @@ export {
   TranscriptPrinter,
   type Verbosity,
 } from './plugins/transcript/index.ts'
+export { type ApprovalPromptOptions, attachApprovalPrompt, NON_INTERACTIVE_TIMEOUT_MS } from './bin/approval-prompt.ts'

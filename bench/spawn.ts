@@ -9,7 +9,9 @@
  * `--variant=tracing` loads `Tracing` with no tracer provider registered, i.e. the API's no-op, and
  * its latency phase also times a plain host in the same process, blocks interleaved, for the ratio;
  * `--variant=inspector` loads `Inspector` serving a 1,000-agent tree to one connected event-stream
- * client, and its latency phase times the same tree without it in the same process).
+ * client, and its latency phase times the same tree without it in the same process;
+ * `--variant=approvals` loads `Approvals` with its default policy, every call allowed, and its
+ * latency phase also times a plain host in the same process, blocks interleaved, for the ratio).
  * The siblings phase also reports its window's main-thread page faults and V8's young-generation
  * size, which tell its two modes apart on Node 22 (README Known limits); the siblings-control phase
  * runs the same procedure without siblings, which splits the siblings figure into what the live
@@ -65,7 +67,7 @@ interface HostOptions {
 async function setupHost(
   { budget, observer, structured = variant === 'structured' }: HostOptions = {
     budget: variant === 'budget' ? unreachable : null,
-    observer: variant === 'tracing' || variant === 'inspector',
+    observer: variant === 'tracing' || variant === 'inspector' || variant === 'approvals',
   },
 ) {
   const root = new Context()
@@ -83,6 +85,10 @@ async function setupHost(
   if (observer && variant === 'inspector') {
     const { default: Inspector } = await import('../plugins/inspector/index.ts')
     await root.plugin(Inspector, {})
+  }
+  if (observer && variant === 'approvals') {
+    const { default: Approvals } = await import('../plugins/approvals/index.ts')
+    await root.plugin(Approvals, { default: 'allow', readOnly: 'allow', rules: [], children: 'route' })
   }
   if (observer && variant === 'tracing') {
     const { default: Tracing } = await import('../plugins/tracing/index.ts')
@@ -251,6 +257,7 @@ async function runPhase(phase: Phase): Promise<Record<string, number | null>> {
   await bench.cycle() // sanity
   if (phase === 'latency' && variant === 'tracing') return sameProcessLatency(bench, 'tracing')
   if (phase === 'latency' && variant === 'structured') return sameProcessLatency(bench, 'structured')
+  if (phase === 'latency' && variant === 'approvals') return sameProcessLatency(bench, 'approvals')
   if (phase === 'latency' && variant === 'inspector') return inspectorLatency(bench)
   if (phase === 'latency') {
     for (let i = 0; i < scale(1000); i++) await bench.cycle()

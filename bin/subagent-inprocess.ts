@@ -21,6 +21,7 @@ import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspec
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
 import type { Verbosity } from '../plugins/transcript/index.ts'
+import { attachApprovalPrompt } from './approval-prompt.ts'
 import { resumeCommand } from './resume.ts'
 
 /** Ends the process with exit 1 after `message` on stderr: a missing folder or a taken port is not a crash. */
@@ -64,6 +65,10 @@ async function start(
   printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0, level: logLevels[verbosity] })
   // console printers of the config (the demo's transcript) follow it
   root.provide('verbosity', { level: verbosity })
+  // approval requests: answered here when stdin is a terminal, else printed (bin/approval-prompt.ts)
+  const interactive = !!process.stdin.isTTY
+  root.provide('approvalPrompt', { interactive })
+  attachApprovalPrompt(root, { input: process.stdin, output: process.stdout, interactive, locale, silent: verbosity === 'quiet' })
   const loader = new Loader(root, file, { watch, locale, pluginLocale })
 
   let exiting = false

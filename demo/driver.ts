@@ -17,6 +17,7 @@ import type {} from '../plugins/scripted-model/index.ts'
 import type {} from '../plugins/subagent-tool/index.ts'
 import type { TreeBudget } from '../plugins/tree-budget/index.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
+import { PUBLISH_TOOL } from './release-scene.ts'
 import { demoReply } from './script.ts'
 import { story } from './story.ts'
 import { formatTokens } from '../plugins/transcript/index.ts'
@@ -135,6 +136,12 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
     // background children report by starting turns of their own: the demo ends after those
     while (isComplete && isActive && background.pending(agent).length) {
       await background.settled(agent)
+      await agent.whenIdle()
+      if (lastTurnEnd(agent)?.kind !== 'completed') isComplete = false
+    }
+    // the approval scene (demo/release-scene.ts), when its tool is loaded: a child's call asks a person
+    if (isComplete && isActive && ctx.get('tools')?.get(PUBLISH_TOOL)) {
+      agent.followup(text(locale, 'demo.release'))
       await agent.whenIdle()
       if (lastTurnEnd(agent)?.kind !== 'completed') isComplete = false
     }

@@ -48,6 +48,10 @@ const DELIVERY_PREFIXES = LOCALES.map((locale) => text(locale, 'subagentTool.bac
 
 const COMPAT_SCAN_PROMPT = 'Find every mention of `peek()` left in README.md and docs/, and say what each should become.'
 
+/** The approval scene (demo/release-scene.ts): the parent's last message, in every locale, and the child's task. */
+const RELEASE_MESSAGES = LOCALES.map((locale) => text(locale, 'demo.release'))
+const RELEASE_PROMPT = 'Publish tinyqueue 2.0.0 to npm with the `publish` tool, dist-tag latest, and report what happened.'
+
 /** The text of the last user message, and whether a plugin (a background delivery) sent it. */
 function lastUserText(messages: readonly ModelMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return textOf(messages[i].content, '')
@@ -65,6 +69,10 @@ function parentReply(request: ModelRequest): ScriptedResponse {
     return { text: `Compat scan is back: ${report} I will fix both before tagging.` }
   }
   const results = subagentResults(request.messages)
+  if (RELEASE_MESSAGES.includes(delivered)) {
+    if (results.length === 0) return { toolCalls: [{ name: 'subagent', arguments: { label: 'release', prompt: RELEASE_PROMPT } }] }
+    return { text: `Release: ${results[0]}` }
+  }
   if (results.length === 0) {
     // one step, four calls: the host runs them side by side; the last one in the background
     return {
@@ -106,6 +114,12 @@ function childReply(request: ModelRequest): ScriptedResponse {
   const task = lastUserText(request.messages)
   if (request.tools?.some((tool) => tool.name === 'structured_output')) {
     return { toolCalls: [{ name: 'structured_output', arguments: CHECKLIST }], delayMs: CHILD_DELAYS_MS.checklist }
+  }
+  if (task === RELEASE_PROMPT) {
+    const published = currentTurn(request.messages).find((message) => message.role === 'tool' && message.name === 'publish')
+    if (!published) return { toolCalls: [{ name: 'publish', arguments: { package: 'tinyqueue', version: '2.0.0', tag: 'latest' } }] }
+    const outcome = textOf(published.content, '')
+    return { text: published.role === 'tool' && published.isError ? `Not published: ${outcome}` : `Done: ${outcome}.` }
   }
   if (task === COMPAT_SCAN_PROMPT) {
     return {

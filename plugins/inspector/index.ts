@@ -9,10 +9,14 @@ import { thrownMessage } from '../../lib/errors.ts'
 import type { Session } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect } from '../host/index.ts'
+import type {} from '../approvals/index.ts'
 import type {} from '../inprocess-run/index.ts'
+import { ApprovalDesk } from './approval-desk.ts'
 import { LiveTree } from './live-tree.ts'
 import { FLUSH_WINDOW_MS, InspectorServer } from './server.ts'
 
+export { ApprovalDesk, notPendingMessage } from './approval-desk.ts'
+export { DECISION_PATH, foreignOriginMessage, SECRET_HEADER, wrongSecretMessage } from './decision-route.ts'
 export { readSavedSessions, skippedMessage, tornMessage } from './saved.ts'
 export {
   badTargetMessage,
@@ -39,12 +43,14 @@ export const serverErrorMessage = (message: string) => `inspector: the server's 
 /**
  * Listens on `port` (0: any free one) and provides `ctx.inspector`, without waiting for the host.
  * Agents are shown from the moment both are loaded (the ones already published included); disposed agents stay in the view.
+ * While an `Approvals` plugin is loaded, its pending requests are shown with Approve / Deny / Always.
  * Unloading it closes every stream and the port. A taken port rejects the plugin's load.
  */
 export async function Inspector(ctx: Context, config: Inspector.Config): Promise<void> {
   let published: () => readonly Session[] = () => []
   const tree = new LiveTree(() => published())
-  const server = new InspectorServer(tree, 'subagent-inprocess inspector')
+  const desk = new ApprovalDesk()
+  const server = new InspectorServer(tree, 'subagent-inprocess inspector', { approvals: desk })
   const url = await server.listen(config?.port ?? 0)
   ctx.effect(() => () => void server.close(), 'inspector server')
   ctx.provide('inspector', server)
@@ -72,6 +78,12 @@ export async function Inspector(ctx: Context, config: Inspector.Config): Promise
         published = () => []
       }
     }, 'inspector fold')
+  })
+  // the approvals panel: live while an Approvals plugin is loaded
+  ctx.inject(['approvals'], (inner) => {
+    inner.effect(() => desk.attach(inner.approvals), 'inspector approvals')
+    inner.on('approval/asked', (request) => desk.asked(request))
+    inner.on('approval/decided', (request, decision) => desk.decided(request, decision))
   })
 }
 

@@ -2,13 +2,23 @@
  * The inspector page: one HTML document with its style and script inline (no build step). Every
  * model-written string reaches the DOM through `textContent`, never as markup.
  */
+import { approvalsMarkup, approvalsScript, approvalsStyle } from './approvals-page.ts'
 
-/** The page; `title` is the only server-side text in it, and it is escaped. */
-export function inspectorPage(title: string): string {
+/** A live host's page: the approvals panel, and the secret its decisions carry. */
+export interface PageApprovals {
+  secret: string
+}
+
+/**
+ * The page; `title` is the only server-side text in it, and it is escaped. With `approvals`, the
+ * page has the approvals panel and the secret (base64url: no escaping needed) in a meta tag.
+ */
+export function inspectorPage(title: string, approvals?: PageApprovals): string {
   const safeTitle = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+  const secretMeta = approvals ? `<meta name="inspector-secret" content="${approvals.secret.replace(/[^A-Za-z0-9_-]/g, '')}">` : ''
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${safeTitle}</title>
-<style>
+<html lang="en"><head><meta charset="utf-8">${secretMeta}<title>${safeTitle}</title>
+<style>${approvals ? approvalsStyle : ''}
 body{margin:0;font:14px/1.45 system-ui,sans-serif;color:#1d2330;background:#f6f7fb;display:grid;grid-template-columns:minmax(0,1.6fr) minmax(0,1fr);grid-template-rows:auto minmax(0,1fr);height:100vh}
 header{grid-column:1/3;padding:10px 18px;background:#1d2330;color:#fff;display:flex;gap:16px;align-items:baseline}
 header h1{font-size:16px;margin:0}header span{opacity:.7;font-size:12px}
@@ -22,9 +32,9 @@ td{padding:4px 6px;border-top:1px solid #e6e9f0;white-space:nowrap}tr.agent{curs
 .tool{font-family:ui-monospace,monospace;font-size:12px;background:#f3f4f8;padding:4px 6px;border-radius:4px;white-space:pre-wrap;word-break:break-word}
 </style></head>
 <body><header><h1>${safeTitle}</h1><span id="summary"></span></header>
-<section id="tree"><div id="problems"></div><table><thead><tr><th>agent</th><th>mode</th><th>depth</th><th>status</th><th>stop</th><th>tokens in / out</th><th>elapsed</th><th>when it ran</th></tr></thead><tbody id="rows"></tbody></table></section>
+<section id="tree">${approvals ? approvalsMarkup : ''}<div id="problems"></div><table><thead><tr><th>agent</th><th>mode</th><th>depth</th><th>status</th><th>stop</th><th>tokens in / out</th><th>elapsed</th><th>when it ran</th></tr></thead><tbody id="rows"></tbody></table></section>
 <section id="transcript"><p class="dim">Select an agent to read its transcript.</p></section>
-<script>
+<script>${approvals ? approvalsScript : ''}
 const agents = new Map(); let selected; let live = null; let frame = 0
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = String(text); return e }
 const order = () => { const kids = new Map(); for (const a of agents.values()) { const p = agents.has(a.parentId) ? a.parentId : ''; if (!kids.has(p)) kids.set(p, []); kids.get(p).push(a) }
@@ -56,7 +66,8 @@ function listen() { if (source) source.close(); source = new EventSource('/event
   source.addEventListener('transcript', (m) => { const { id, events } = JSON.parse(m.data); if (id !== selected) return; live = null; const box = document.getElementById('transcript'); box.replaceChildren(); const a = agents.get(id)
     box.append(el('h3', '', (a && a.label) || id)); for (const e of events) addEvent(box, e) })
   source.addEventListener('agent', (m) => { const a = JSON.parse(m.data); agents.set(a.id, a); schedule() })
-  source.addEventListener('event', (m) => { const { id, event } = JSON.parse(m.data); if (id === selected) addEvent(document.getElementById('transcript'), event) }) }
+  source.addEventListener('event', (m) => { const { id, event } = JSON.parse(m.data); if (id === selected) addEvent(document.getElementById('transcript'), event) })
+  if (typeof watchApprovals === 'function') watchApprovals(source) }
 listen()
 setInterval(() => { for (const a of agents.values()) if (a.status === 'running') return schedule() }, 500)
 </script></body></html>

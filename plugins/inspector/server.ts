@@ -3,13 +3,17 @@
  * server-sent event stream (a `snapshot`; with `follow`, a `transcript` of that agent's events so
  * far; then, once per flush window, `agent` messages for every tree change and `event` messages
  * for the followed agent only), `/transcript?id=` one agent's events as JSON. Any other Host
- * header than the loopback address is refused.
+ * header than the loopback address is refused. With an approval desk, the snapshot also lists the
+ * pending approval requests, `approval` / `approval-decided` messages follow them live, and
+ * `POST /approvals/decide` takes the page's decisions (`decision-route.ts`).
  */
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AgentView } from '../../lib/session/agent-view.ts'
 import type { SessionEvent } from '../../lib/types.ts'
+import type { ApprovalDesk } from './approval-desk.ts'
+import { DECISION_METHOD, DECISION_PATH, handleDecision, newSecret } from './decision-route.ts'
 import { inspectorPage } from './page.ts'
 
 /**
@@ -48,6 +52,8 @@ export const MAX_UNREAD_BYTES = 64 * 1024 * 1024
 export interface InspectorServerOptions {
   /** A client with more than this many bytes written to it and not yet read is disconnected. */
   maxUnreadBytes?: number
+  /** Pending approval requests to show, and where the page's decisions go (a live host's). */
+  approvals?: ApprovalDesk
 }
 
 /**
@@ -64,6 +70,10 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
   #ticker: NodeJS.Timeout | undefined
 
   readonly #maxUnreadBytes: number
+  readonly #desk: ApprovalDesk | undefined
+  /** Embedded in the page; a decision without it is refused. */
+  readonly #secret = newSecret()
+  readonly #unwatchDesk: () => void
 
   constructor(
     private readonly source: InspectorSource,
@@ -72,6 +82,8 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
   ) {
     super()
     this.#maxUnreadBytes = options.maxUnreadBytes ?? MAX_UNREAD_BYTES
+    this.#desk = options.approvals
+    this.#unwatchDesk = this.#desk ? this.#watchDesk(this.#desk) : () => {}
     this.#server = createServer((request, response) => this.#handle(request, response))
     // Node reports a connection libuv failed to accept (EMFILE, ENFILE, ENOMEM) as an 'error' of
     // the listening server, which ends the process when nobody listens: the host must not die for
@@ -145,13 +157,35 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     }
   }
 
+  /** Approval changes reach every client at once: they are rare, and a person waits on them. */
+  #watchDesk(desk: ApprovalDesk): () => void {
+    const broadcast = (type: string, data: unknown) => {
+      const text = frame(type, data)
+      for (const client of this.#clients.keys()) if (!client.destroyed && !client.writableEnded) client.write(text)
+    }
+    const asked = (request: unknown) => broadcast('approval', request)
+    const decided = (view: unknown) => broadcast('approval-decided', view)
+    desk.on('asked', asked)
+    desk.on('decided', decided)
+    return () => {
+      desk.off('asked', asked)
+      desk.off('decided', decided)
+    }
+  }
+
   /** Ends every stream and stops listening. */
   async close(): Promise<void> {
+    this.#unwatchDesk()
     this.#stopTicker()
     for (const client of this.#clients.keys()) client.end()
     this.#clients.clear()
     this.#server.closeAllConnections()
     await new Promise<void>((resolve) => this.#server.close(() => resolve()))
+  }
+
+  /** The origins of the page as a browser loads it: the two names `#isLoopbackHost` accepts. */
+  #origins(): string[] {
+    return [`http://${LOOPBACK}:${this.#port}`, `http://localhost:${this.#port}`]
   }
 
   #isLoopbackHost(host: string | undefined): boolean {
@@ -173,10 +207,13 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
       return
     }
     const url = new URL(target, this.url)
-    if (request.method !== 'GET') {
+    if (url.pathname === DECISION_PATH && this.#desk) {
+      if (request.method === DECISION_METHOD) handleDecision(request, response, this.#desk, this.#secret, this.#origins())
+      else response.writeHead(405, { allow: DECISION_METHOD }).end()
+    } else if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end()
     } else if (url.pathname === '/') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(inspectorPage(this.title))
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(inspectorPage(this.title, this.#desk && { secret: this.#secret }))
     } else if (url.pathname === '/events') {
       this.#stream(response, url.searchParams.get('follow') ?? undefined)
     } else if (url.pathname === '/transcript') {
@@ -193,7 +230,8 @@ export class InspectorServer extends EventEmitter<{ 'client-closed': [remaining:
     // the clients already connected get everything up to now first: the snapshot then starts
     // exactly where their streams are, and changes it already holds are not sent to it again
     this.#write()
-    let opening = frame('snapshot', { agents: this.source.agents(), problems: this.source.problems() })
+    const snapshot = { agents: this.source.agents(), problems: this.source.problems() }
+    let opening = frame('snapshot', this.#desk ? { ...snapshot, approvals: this.#desk.pending() } : snapshot)
     let sent = 0
     let log: readonly SessionEvent[] | undefined
     if (follow !== undefined) {

@@ -4,7 +4,9 @@ import { textOf } from '../support/scene.ts'
 import { approvalScene } from './fixture.ts'
 
 describe('Approvals and Code Mode (SPEC §11.2 with §1.5)', () => {
-  it('asks about a tool a run_code program calls, as a call of the agent running the program', async () => {
+  it('asks about a tool a run_code program calls, as a call of the agent running the program', async function () {
+    // the first sandbox of a process loads the interpreter: seconds on a loaded machine
+    this.timeout(60_000)
     const s = await approvalScene({ rules: [{ tool: 'shell', decision: 'ask' }] }, [[CodeMode, {}]])
     s.tool('shell')
     const { agent } = await s.create()

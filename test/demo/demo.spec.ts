@@ -61,13 +61,14 @@ describe('the demo (npm start)', function () {
     expect(outcome.stdout).to.include('model: scripted/demo (no DEEPSEEK_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL')
   })
 
-  it('starts a spawned, a forked, a structured and a background child in one step, in model order', () => {
+  it('starts a spawned, a forked, a structured and a background child in one step, in model order, then the release child', () => {
     const lines = outcome.stdout.split('\n')
     expect(lines.filter((line) => line.includes('┌─ child ')).map((line) => line.split(' · ').slice(0, 2).join(' · ').trim())).to.deep.equal([
       '┌─ child "migration-note" · spawn',
       '┌─ child "changelog" · fork',
       '┌─ child "checklist" · spawn',
       '┌─ child "compat-scan" · spawn',
+      '┌─ child "release" · spawn',
     ])
     expect(outcome.stdout).to.include('assistant  → subagent (spawn, "compat-scan", in the background): ')
   })
@@ -83,16 +84,36 @@ describe('the demo (npm start)', function () {
       '└─ "checklist" completed',
       '└─ "compat-scan" completed',
       '└─ "migration-note" completed',
+      '└─ "release" completed',
     ])
   })
 
   it('hands the parent the foreground results in model order, the background call as its start text', () => {
     const results = outcome.stdout.split('\n').filter((line) => line.startsWith('tool       subagent '))
-    expect(results).to.have.length(4)
+    expect(results).to.have.length(5)
     expect(results[0]).to.match(/^tool {7}subagent ✓ Replace every `queue\.peek\(\)` call/)
     expect(results[1]).to.match(/^tool {7}subagent ✓ ## tinyqueue 2\.0\.0/)
     expect(results[2]).to.match(/^tool {7}subagent ✓ \{"version":"2\.0\.0"/)
     expect(results[3]).to.match(/^tool {7}subagent ✓ subagent "compat-scan" started in the background as run /)
+    expect(results[4]).to.match(/^tool {7}subagent ✓ Done: tinyqueue@2\.0\.0 published under "latest"/)
+  })
+
+  it("routes the release child's publish request to the CLI with the child's path, and answers it for the person (no keyboard)", () => {
+    const lines = outcome.stdout.split('\n')
+    const asked = lines.findIndex((line) => line.startsWith('approval needed: '))
+    expect(lines[asked]).to.match(/^approval needed: child "release" · depth 1 · path root [0-9a-f]{8} › release [0-9a-f]{8}$/)
+    expect(lines.slice(asked + 1, asked + 11)).to.deep.equal([
+      '  tool       publish',
+      '  arguments  {',
+      '               "package": "tinyqueue",',
+      '               "version": "2.0.0",',
+      '               "tag": "latest"',
+      '             }',
+      '  no terminal to answer at: waiting for another answerer or the timeout',
+      '(no keyboard: the demo answers "y" for the person, see README "Approvals")',
+      'approved: child "release" runs publish (user)',
+      '  │ tool       publish ✓ tinyqueue@2.0.0 published under "latest" (demo: nothing left this machine)',
+    ])
   })
 
   it('delivers the background result to the parent as a message, and the parent answers it', () => {
@@ -123,7 +144,7 @@ describe('the demo (npm start)', function () {
 
   it('ends with the summary line, showing the usage of the whole delegation tree', () => {
     expect(outcome.stdout).to.match(
-      /\ndone: 4 of 4 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/,
+      /\ndone: 5 of 5 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/,
     )
   })
 })
@@ -161,11 +182,12 @@ describe('chooseModel', () => {
 describe('the demo with --locale zh-CN', function () {
   this.timeout(90_000)
 
-  it('recognises the background result in zh-CN and ends after the four children', async () => {
+  it('recognises the background result and the release message in zh-CN and ends after the five children', async () => {
     const outcome = await runDemo(['--locale', 'zh-CN'])
     expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
-    expect(outcome.stdout.split('\n').filter((line) => line.includes('┌─ '))).to.have.length(4)
-    expect(outcome.stdout).to.match(/\n完成：4 个子代理中有 4 个完成/)
+    expect(outcome.stdout.split('\n').filter((line) => line.includes('┌─ '))).to.have.length(5)
+    expect(outcome.stdout).to.match(/\n完成：5 个子代理中有 5 个完成/)
+    expect(outcome.stdout).to.include('\n已批准：子代理 "release" 运行 publish（user）\n')
   })
 })
 

@@ -1,17 +1,13 @@
-import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Fiber } from 'cordis'
-import { type BrowserContext, chromium } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
 import type { SubagentRun } from '../../lib/types.ts'
 import Inspector from '../../plugins/inspector/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
+import { hasChromium, type LaunchedBrowser, launchChromium, missingChromiumMessage } from '../support/chromium.ts'
 import { createHost, type TestHost } from '../support/harness.ts'
 import '../support/unhandled.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
 /** `UPDATE_SCREENSHOT=1 npx mocha test/inspector/browser.spec.ts` refreshes the image of docs/watching.md. */
 const screenshotPath = process.env.UPDATE_SCREENSHOT ? new URL('../../docs/inspector.png', import.meta.url).pathname : undefined
 
@@ -19,12 +15,12 @@ describe('inspector page in a real browser (Chromium)', function () {
   this.timeout(60_000)
   let host: TestHost
   let fiber: Fiber
+  let launched: LaunchedBrowser
   let browser: BrowserContext
-  let profile: string
 
   before(function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    skipped: ${CHROMIUM} is missing (apt-get install -y chromium); .ci/run installs it`)
+    if (!hasChromium()) {
+      console.log(`    ${missingChromiumMessage}`)
       this.skip()
     }
   })
@@ -34,29 +30,14 @@ describe('inspector page in a real browser (Chromium)', function () {
     await host.root.plugin(InProcessRun)
     fiber = host.root.plugin(Inspector, {})
     await fiber
-    profile = await mkdtemp(join(tmpdir(), 'inspector-chromium-'))
-    // a fresh profile per run: playwright passes it as --user-data-dir
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: { width: 1280, height: 520 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    launched = await launchChromium()
+    browser = launched.browser
   })
 
   afterEach(async () => {
-    await browser?.close()
+    await launched?.close()
     await fiber.dispose()
     await host.root.agents.disposeAll()
-    await rm(profile, { recursive: true, force: true })
   })
 
   it('shows the live tree and a model-written <script> as text', async () => {

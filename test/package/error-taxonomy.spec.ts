@@ -64,6 +64,8 @@ const foreignCodes = new Set([
   'ERR_UNKNOWN_FILE_EXTENSION',
   'OPENAI_API_KEY',
   'DEEPSEEK_API_KEY',
+  // an HTTP method (the inspector's decision route)
+  'POST',
 ])
 
 function productFiles(dir: string): string[] {

@@ -27,6 +27,10 @@ describe('package surface (SPEC §7)', () => {
     })
   }
 
+  it('re-exports the command-line approval prompt and its non-interactive default timeout', () => {
+    expect([typeof pkg.attachApprovalPrompt, pkg.NON_INTERACTIVE_TIMEOUT_MS]).to.deep.equal(['function', 120_000])
+  })
+
   it('re-exports SubagentDepthError with its fields', () => {
     const error = new pkg.SubagentDepthError(3, 2)
     expect(error).to.include({ name: 'SubagentDepthError', attemptedDepth: 3, maxDepth: 2 })
