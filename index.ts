@@ -6,6 +6,15 @@
 // first: fail on an unsupported cordis before anything uses it
 import './cordis-glue/peer.ts'
 
+export {
+  type AgentDefinition,
+  AgentDefinitionError,
+  type AgentDefinitionProblem,
+  AgentDefinitions,
+  type AgentDefinitionsService,
+  formatProblem as formatAgentDefinitionProblem,
+  unknownDefinitionMessage,
+} from './plugins/agent-definitions/index.ts'
 export { Approvals, DECIDED_EVENT, DELEGATION_POLICY_SECTION, REQUESTED_EVENT } from './plugins/approvals/index.ts'
 export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, DecidedBy } from './plugins/approvals/index.ts'
 export {
@@ -24,6 +33,7 @@ export type { OpenAIAdapterOptions } from './plugins/openai-model/index.ts'
 export { exhaustedMessage, ScriptedModel } from './plugins/scripted-model/index.ts'
 export type { ScriptedResponse, ScriptedToolCall, ScriptEntry } from './plugins/scripted-model/index.ts'
 export { SessionFileError, SessionFiles } from './plugins/session-files/index.ts'
+export { SessionPostgres, SessionStoreError, TreeLeasedError } from './plugins/session-postgres/index.ts'
 export { PeerDependencyError, SUPPORTED_CORDIS } from './lib/peer-dependency.ts'
 export { StructuredOutput } from './plugins/structured-output/index.ts'
 export { backgroundSettled, SubagentTool } from './plugins/subagent-tool/index.ts'

@@ -11,7 +11,9 @@
  * `--variant=inspector` loads `Inspector` serving a 1,000-agent tree to one connected event-stream
  * client, and its latency phase times the same tree without it in the same process;
  * `--variant=approvals` loads `Approvals` with its default policy, every call allowed, and its
- * latency phase also times a plain host in the same process, blocks interleaved, for the ratio).
+ * latency phase also times a plain host in the same process, blocks interleaved, for the ratio;
+ * `--variant=postgres` runs two phases of bench/postgres-variant.ts on a throwaway local server:
+ * the cycle with `SessionPostgres` beside `SessionFiles`, and the append rate of 100 agents).
  * The siblings phase also reports its window's main-thread page faults and V8's young-generation
  * size, which tell its two modes apart on Node 22 (README Known limits); the siblings-control phase
  * runs the same procedure without siblings, which splits the siblings figure into what the live
@@ -28,8 +30,9 @@ import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import type { Agent, SubagentRun, SubagentStartRequest } from '../lib/types.ts'
 import { fullGc, heapAfterGc } from './heap.ts'
 import { mainThreadFaults } from './main-thread.ts'
+import { loadStore, type StoreKind, startBenchServer, storeAppends, storeLatency } from './postgres-variant.ts'
 
-type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings' | 'siblings-control' | 'budget-overhead' | 'queue'
+type Phase = 'latency' | 'throughput' | 'hold' | 'leak' | 'siblings' | 'siblings-control' | 'budget-overhead' | 'queue' | 'appends'
 const basePhases: Phase[] = ['latency', 'throughput', 'hold', 'leak', 'siblings', 'siblings-control']
 
 const args = process.argv.slice(2)
@@ -37,7 +40,8 @@ const quick = args.includes('--quick')
 const variant = args.find((arg) => arg.startsWith('--variant='))?.slice('--variant='.length) ?? 'plain'
 const phaseArg = args.find((arg) => arg.startsWith('--phase='))?.slice('--phase='.length) as Phase | undefined
 const scale = (n: number) => (quick ? Math.max(10, Math.ceil(n / 20)) : n)
-const phases: Phase[] = variant === 'budget' ? [...basePhases, 'budget-overhead', 'queue'] : basePhases
+const phases: Phase[] =
+  variant === 'budget' ? [...basePhases, 'budget-overhead', 'queue'] : variant === 'postgres' ? ['latency', 'appends'] : basePhases
 // set, so every check runs, and never reached
 const unreachable = { maxConcurrent: 1e9, maxChildren: 1e12, maxTokens: 1e12, maxModelRequests: 1e12 }
 
@@ -62,10 +66,12 @@ interface HostOptions {
   observer: boolean
   /** StructuredOutput loaded and an output schema on every start (default: the structured variant). */
   structured?: boolean
+  /** A session store loaded (the postgres variant): every cycle's child is written. */
+  store?: StoreKind
 }
 
 async function setupHost(
-  { budget, observer, structured = variant === 'structured' }: HostOptions = {
+  { budget, observer, structured = variant === 'structured', store }: HostOptions = {
     budget: variant === 'budget' ? unreachable : null,
     observer: variant === 'tracing' || variant === 'inspector' || variant === 'approvals',
   },
@@ -94,6 +100,7 @@ async function setupHost(
     const { default: Tracing } = await import('../plugins/tracing/index.ts')
     await root.plugin(Tracing, {})
   }
+  const flush = store ? await loadStore(root, store) : async () => {}
   const answer = { text: 'ok', usage: { inputTokens: 16, outputTokens: 1 } }
   const capture = { toolCalls: [{ id: 'c1', name: 'structured_output', arguments: '{"answer":"ok"}' }], usage: answer.usage }
   root.scripted.repeat(structured ? (request) => (request.tools?.length ? capture : answer) : answer)
@@ -131,7 +138,7 @@ async function setupHost(
     if (agents.get(run.id) || sessions.get(run.id)) throw new Error('child survived dispose')
     return elapsed
   }
-  return { root, parent: handle.agent, runner, request, check, cycle }
+  return { root, parent: handle.agent, runner, request, check, cycle, flush }
 }
 
 /**
@@ -253,6 +260,8 @@ async function queuedStarts(): Promise<Record<string, number>> {
 async function runPhase(phase: Phase): Promise<Record<string, number | null>> {
   if (phase === 'budget-overhead') return budgetOverhead()
   if (phase === 'queue') return queuedStarts()
+  if (phase === 'appends') return storeAppends(scale)
+  if (phase === 'latency' && variant === 'postgres') return storeLatency((kind) => setupHost({ budget: null, observer: false, store: kind }), scale)
   const bench = await setupHost()
   await bench.cycle() // sanity
   if (phase === 'latency' && variant === 'tracing') return sameProcessLatency(bench, 'tracing')
@@ -514,6 +523,8 @@ async function main(): Promise<void> {
     return
   }
   const started = performance.now()
+  // the phases' children find the server in BENCH_POSTGRES_URL
+  const stopServer = variant === 'postgres' ? await startBenchServer() : () => {}
   const self = fileURLToPath(import.meta.url)
   const summary: Record<string, unknown> = {}
   for (const phase of phases) {
@@ -525,6 +536,7 @@ async function main(): Promise<void> {
     )
     Object.assign(summary, JSON.parse(out.trim().split('\n').pop()!))
   }
+  stopServer()
   // the siblings figure split in two (siblingsControl): what the live siblings cost, and what the
   // window's place in the process's life costs
   const control = summary.cycle_p50_us_siblings_procedure_without_siblings

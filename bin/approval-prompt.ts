@@ -11,7 +11,7 @@ import type { Context } from 'cordis'
 import { type PromptAnswer, type PromptWords, parseAnswer, requestLines } from '../lib/text/approval-prompt.ts'
 import { thrownMessage } from '../lib/errors.ts'
 import { printable } from '../lib/text/terminal-text.ts'
-import type { ApprovalDecision, ApprovalRequest } from '../plugins/approvals/index.ts'
+import type { ApprovalDecision, ApprovalRequest, Approvals } from '../plugins/approvals/index.ts'
 import type {} from '../plugins/host/index.ts'
 import { type Locale, text } from '../locales/index.ts'
 
@@ -61,22 +61,42 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
   const words = promptWords(options.locale)
   const t = (key: string, params?: Record<string, string | number>) => text(options.locale, `approvalPrompt.${key}`, params)
   const print = options.interactive || !options.silent ? (line: string) => void options.output.write(`${line}\n`) : () => {}
+  /** A person answers here: the option, until the input ends (Ctrl-D, a closed terminal). */
+  let interactive = options.interactive
+  let approvals: Approvals | undefined
+  let timeoutSet = false
+  const setTimeoutDefault = () => {
+    if (!approvals || interactive) return
+    approvals.setDefaultTimeout(options.defaultTimeoutMs ?? NON_INTERACTIVE_TIMEOUT_MS)
+    timeoutSet = true
+  }
   /** Asked and not decided, in the order they were asked; the first is on screen when interactive. */
   const line: ApprovalRequest[] = []
   let reader: Interface | undefined
   let decide: ((id: string, answer: PromptAnswer) => unknown) | undefined
   let labelOf: (id: string) => string | undefined = () => undefined
+  /** The request this prompt is deciding right now: its own decision is not news from elsewhere. */
+  let deciding: string | undefined
+  /**
+   * The request on screen was decided elsewhere (the page, a timeout) while the person may have
+   * been typing an answer for it: the next line only acknowledges that, so an answer meant for it
+   * (typed late, or buffered while the reader was paused) can never decide the request shown next.
+   */
+  let acknowledging = false
 
   const show = (request: ApprovalRequest) => {
     const [header, ...body] = requestLines(request, words, labelOf)
     print(`${header}`)
     for (const part of body) print(`  ${part}`)
-    print(options.interactive ? `  ${t('choices')}` : `  ${t('notInteractive')}`)
+    print(interactive ? `  ${t('choices')}` : `  ${t('notInteractive')}`)
   }
 
   const ask = () => {
     const current = line[0]
-    if (!current || !options.interactive) return reader?.pause()
+    if (!interactive) return reader?.pause()
+    // the acknowledging line is still to come: keep reading, show nothing new before it
+    if (acknowledging) return void reader?.resume()
+    if (!current) return reader?.pause()
     show(current)
     options.output.write(t('answer'))
     reader ??= openReader()
@@ -86,26 +106,40 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
   const openReader = () => {
     const opened = createInterface({ input: options.input, terminal: false })
     opened.on('line', (typed) => void answered(typed))
+    // no more answers can come: the requests wait for another answerer or the default timeout
+    opened.on('close', () => {
+      if (!interactive) return
+      interactive = false
+      print(`\n${t('inputClosed')}`)
+      setTimeoutDefault()
+    })
     return opened
   }
 
   const answered = async (typed: string) => {
+    if (acknowledging) {
+      acknowledging = false
+      return ask()
+    }
     const current = line[0]
     if (!current || !decide) return
     const answer = parseAnswer(typed)
     if (!answer) return void options.output.write(`${t('unknownAnswer', { answer: printable(typed.trim()) })}\n${t('answer')}`)
+    deciding = current.id
     try {
       await decide(current.id, answer)
     } catch (error) {
       // decided meanwhile elsewhere (the page, a timeout): `approval/decided` moves the line on
       print(t('notDecided', { reason: printable(thrownMessage(error)) }))
+    } finally {
+      deciding = undefined
     }
   }
 
   const asked = (request: ApprovalRequest) => {
     line.push(request)
-    if (!options.interactive) return show(request)
-    if (line.length === 1) return ask()
+    if (!interactive) return show(request)
+    if (line.length === 1 && !acknowledging) return ask()
     print(t('queued', { who: who(request), tool: printable(request.tool), count: line.length - 1 }))
   }
 
@@ -122,21 +156,31 @@ export function attachApprovalPrompt(ctx: Context, options: ApprovalPromptOption
         ? t('deniedPlain', params)
         : t('denied', { ...params, reason: printable(decision.reason) })
     print(outcome)
-    if (index === 0) ask()
+    if (index !== 0) return
+    if (interactive && request.id !== deciding) {
+      acknowledging = true
+      options.output.write(t('acknowledge'))
+      return reader?.resume()
+    }
+    ask()
   }
 
   const fiber = ctx.inject(['approvals'], (inner) => {
-    const approvals = inner.approvals
-    decide = (id, answer) => approvals.decide(id, answer)
+    const service = inner.approvals
+    approvals = service
+    decide = (id, answer) => service.decide(id, answer)
     labelOf = (id) => inner.get('sessions')?.get(id)?.header.label
-    if (!options.interactive) approvals.setDefaultTimeout(options.defaultTimeoutMs ?? NON_INTERACTIVE_TIMEOUT_MS)
+    setTimeoutDefault()
     inner.on('approval/asked', asked)
     inner.on('approval/decided', decided)
     inner.effect(
       () => () => {
-        if (!options.interactive) approvals.setDefaultTimeout(undefined)
+        if (timeoutSet) service.setDefaultTimeout(undefined)
+        timeoutSet = false
+        approvals = undefined
         decide = undefined
         line.length = 0
+        acknowledging = false
         reader?.pause()
       },
       'approval prompt',

@@ -15,7 +15,7 @@ import type { Agent, ResumedTree } from '../lib/types.ts'
 import { text } from '../locales/index.ts'
 import { Loader, printLogs } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
-import { flushSessionStores, loadSessionStore } from './session-store-option.ts'
+import { checkSessionStore, flushSessionStores, isPostgresUrl, loadSessionStore, parseSessionStore, safeWhere } from './session-store-option.ts'
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`${message}\n`)
@@ -66,9 +66,14 @@ export async function resumeCommand(argv: string[]): Promise<void> {
   const report = await loader.start()
   if (report.failed.length) fail(text(locale, 'cli.startFailed', { count: report.failed.length }))
   if (values.sessions !== undefined) {
-    await loadSessionStore(root, values.sessions).catch((error: unknown) =>
-      fail(text(locale, 'cli.sessionsUnreadable', { dir: values.sessions!, reason: thrownMessage(error) })),
-    )
+    const where = values.sessions
+    try {
+      const choice = parseSessionStore(where)
+      await checkSessionStore(choice)
+      await loadSessionStore(root, choice)
+    } catch (error) {
+      fail(text(locale, isPostgresUrl(where) ? 'cli.sessionStoreFailed' : 'cli.sessionsUnreadable', { dir: where, where: safeWhere(where), reason: thrownMessage(error) }))
+    }
   }
   const driver = root.get('inprocessRun')
   if (!driver) fail(text(locale, 'cli.resumeNoDriver', { file }))

@@ -17,12 +17,14 @@ import { thrownMessage } from '../lib/errors.ts'
 import { isLocale, type Locale } from '../lib/text/i18n.ts'
 import { printable } from '../lib/text/terminal-text.ts'
 import { text } from '../locales/index.ts'
-import { Inspector, InspectorServer, readSavedSessions } from '../plugins/inspector/index.ts'
+import { Inspector, InspectorServer } from '../plugins/inspector/index.ts'
 import { Loader, printLogs, type ReloadReport } from '../plugins/loader/index.ts'
 import { backgroundSettled } from '../plugins/subagent-tool/index.ts'
+import { check } from './check.ts'
 import type { Verbosity } from '../plugins/transcript/index.ts'
 import { attachApprovalPrompt } from './approval-prompt.ts'
 import { resumeCommand } from './resume.ts'
+import { checkSessionStore, describeSessionStore, loadSessionStore, parseSessionStore, readSessionsSource, type SessionStoreChoice } from './session-store-option.ts'
 
 /** Ends the process with exit 1 after `message` on stderr: a missing folder or a taken port is not a crash. */
 function fail(message: string): never {
@@ -50,6 +52,7 @@ async function start(
   pluginLocale: Locale | undefined,
   inspectPort: number | undefined,
   verbosity: Verbosity,
+  sessions?: SessionStoreChoice,
 ): Promise<void> {
   const root = new Context()
   if (inspectPort !== undefined) {
@@ -63,6 +66,15 @@ async function start(
     process.stderr.write(`${text(locale, 'cli.inspecting', { url: root.inspector.url })}\n`)
   }
   printLogs(root, (line) => process.stderr.write(line), { colors: process.stderr.isTTY ? 3 : 0, level: logLevels[verbosity] })
+  // `--sessions`: the store goes in before the config and starts once the config's host does
+  if (sessions) {
+    await checkSessionStore(sessions).catch((error: unknown) =>
+      fail(text(locale, 'cli.sessionStoreFailed', { where: describeSessionStore(sessions), reason: thrownMessage(error) })),
+    )
+    void loadSessionStore(root, sessions).catch((error: unknown) =>
+      fail(text(locale, 'cli.sessionStoreFailed', { where: describeSessionStore(sessions), reason: thrownMessage(error) })),
+    )
+  }
   // console printers of the config (the demo's transcript) follow it
   root.provide('verbosity', { level: verbosity })
   // approval requests: answered here when stdin is a terminal, else printed (bin/approval-prompt.ts)
@@ -116,10 +128,17 @@ async function start(
   if (report.failed.length || report.waiting.length) await exit(1)
 }
 
-/** `inspect <sessions-dir> [port]`: serves the saved sessions until interrupted. */
-async function inspect(dir: string, port: number, locale: Locale): Promise<void> {
-  const source = await readSavedSessions(dir).catch((error: unknown) =>
-    fail(text(locale, 'cli.sessionsUnreadable', { dir, reason: thrownMessage(error) })),
+/** `inspect <sessions-dir | postgres-url> [port]`: serves the saved sessions until interrupted. */
+async function inspect(where: string, port: number, locale: Locale): Promise<void> {
+  let choice: SessionStoreChoice
+  try {
+    choice = parseSessionStore(where)
+  } catch (error) {
+    fail(text(locale, 'cli.sessionStoreFailed', { where, reason: thrownMessage(error) }))
+  }
+  const dir = describeSessionStore(choice)
+  const source = await readSessionsSource(choice).catch((error: unknown) =>
+    fail(text(locale, choice.kind === 'files' ? 'cli.sessionsUnreadable' : 'cli.sessionStoreFailed', { dir, where: dir, reason: thrownMessage(error) })),
   )
   const server = new InspectorServer(source, `subagent-inprocess inspector: ${dir}`)
   const url = await server.listen(port).catch((error: unknown) => fail(text(locale, 'cli.inspectFailed', { reason: thrownMessage(error) })))
@@ -150,6 +169,7 @@ function parse(argv: string[]) {
         locale: { type: 'string', short: 'l' },
         verbose: { type: 'boolean', short: 'v' },
         quiet: { type: 'boolean', short: 'q' },
+        sessions: { type: 'string' },
       },
       allowPositionals: true,
     })
@@ -173,6 +193,14 @@ async function main(args: string[]): Promise<void> {
   const usage = text(locale, 'cli.usage')
   if (values.help) return void process.stdout.write(usage)
   const [command, file = 'cordis.yml', ...extra] = positionals
+  if (command === 'check') {
+    if (positionals.length !== 2) {
+      process.stderr.write(`${text(locale, 'cli.checkArguments')}\n\n${usage}`)
+      process.exit(2)
+    }
+    const write = (stream: NodeJS.WriteStream) => (line: string) => stream.write(`${line}\n`)
+    return process.exit(await check(positionals[1]!, locale, { out: write(process.stdout), err: write(process.stderr) }))
+  }
   if (command === 'inspect' && positionals[1] !== undefined && extra.length <= 1 && (extra[0] ?? '0').match(/^\d{1,5}$/)) {
     return inspect(positionals[1], Number(extra[0] ?? 0), locale)
   }
@@ -195,7 +223,14 @@ async function main(args: string[]): Promise<void> {
     process.exit(2)
   }
   const verbosity = values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal'
-  await start(file, !!values.watch, locale, values.locale === undefined ? undefined : locale, inspectPort, verbosity)
+  let sessions: SessionStoreChoice | undefined
+  try {
+    sessions = values.sessions === undefined ? undefined : parseSessionStore(values.sessions)
+  } catch (error) {
+    process.stderr.write(`${thrownMessage(error)}\n\n${usage}`)
+    process.exit(2)
+  }
+  await start(file, !!values.watch, locale, values.locale === undefined ? undefined : locale, inspectPort, verbosity, sessions)
 }
 
 await main(process.argv.slice(2))

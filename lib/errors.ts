@@ -18,6 +18,7 @@ export const ERROR_CODES = Object.freeze([
   'BUDGET_EXHAUSTED',
   'ABORTED',
   'NO_CALLING_AGENT',
+  'INVALID_AGENT_DEFINITION',
   'NOT_PENDING',
   // thrown: the host's registries, sessions and agents
   'INVALID_OPTIONS',
@@ -33,6 +34,8 @@ export const ERROR_CODES = Object.freeze([
   'CONTENT_FILTERED',
   'SCRIPT_EXHAUSTED',
   'SESSION_FILE',
+  'SESSION_STORE',
+  'TREE_LEASED',
   'CONFIG',
   'SANDBOX',
   'PEER_DEPENDENCY',

@@ -51,6 +51,23 @@ export function assertReservation(value: unknown): asserts value is BudgetReserv
   }
 }
 
+/**
+ * Two reservations as one (a definition's and a request's, SPEC §12): each limit is the smaller
+ * of the two, and a limit only one of them sets is that one's. `undefined` when both are.
+ */
+export function smallerReservation(a: BudgetReservation | undefined, b: BudgetReservation | undefined): BudgetReservation | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  const merged: BudgetReservation = {}
+  for (const key of RESERVATION_FIELDS) {
+    const left = a[key]
+    const right = b[key]
+    const amount = left === undefined ? right : right === undefined ? left : Math.min(left, right)
+    if (amount !== undefined) merged[key] = amount
+  }
+  return merged
+}
+
 /** The first limit that is spent (used ≥ max) in a pool, with its figures. */
 export interface SpentLimit {
   limit: BudgetLimit

@@ -12,6 +12,8 @@ export interface AgentView {
   parentId?: string
   label?: string
   callId?: string
+  /** The agent definition it was started from (header `agent`, SPEC §12). */
+  agent?: string
   mode: 'root' | 'spawn' | 'fork'
   depth: number
   status: 'idle' | 'running'
@@ -31,6 +33,7 @@ export function viewOfHeader(header: SessionHeader): AgentView {
     parentId: header.parentSession,
     label: header.label,
     callId: header.callId,
+    agent: header.agent,
     mode: header.origin !== 'subagent' ? 'root' : header.seedLength !== undefined ? 'fork' : 'spawn',
     depth: header.delegationDepth ?? 0,
     status: 'idle',

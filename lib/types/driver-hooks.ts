@@ -6,7 +6,7 @@ import type { ApprovalPolicy } from '../approval/policy.ts'
 import type { BudgetLimit } from '../errors.ts'
 import type { Agent } from './agent.ts'
 import type { Usage } from './content.ts'
-import type { StopReason, SubagentStartRequest } from './run.ts'
+import type { StopReason, SubagentBaseline, SubagentStartRequest } from './run.ts'
 import type { TurnEndReason } from './session.ts'
 
 /**
@@ -63,6 +63,14 @@ export interface SubagentPlan {
   recordHeader(field: 'agent' | 'approval', value: unknown): void
   /** The header fields recorded so far (`recordHeader`), or `undefined` while none is. */
   readonly recordedHeader: { readonly agent?: string; readonly approval?: ApprovalPolicy } | undefined
+  /** The baseline a `subagent/define` listener set (frozen), or `undefined`. */
+  readonly baseline: Readonly<SubagentBaseline> | undefined
+  /**
+   * In `subagent/define` only: sets the child's baseline (SPEC §12), merged field by field with
+   * what earlier calls set; a `maxDepth` lowers the depth cap at once. Throws `TypeError` for a
+   * `maxDepth` that is not a non-negative safe integer, or when called outside `subagent/define`.
+   */
+  setBaseline(fields: SubagentBaseline): void
 }
 
 /**
@@ -148,6 +156,8 @@ export interface SubagentInfo {
   readonly execution?: symbol
   readonly mode: 'spawn' | 'fork'
   readonly depth: number
+  /** The agent definition the child was started from (its header's `agent`, SPEC §12). */
+  readonly agent?: string
   /** At the end only. */
   readonly stopReason?: StopReason
   readonly usage?: Usage

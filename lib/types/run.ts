@@ -6,6 +6,7 @@ import type { OutputSchema } from '../schema/structured-type.ts'
 import type { Diagnostic } from '../text/diagnostic.ts'
 import type { Agent, AgentHandle, AgentOptions } from './agent.ts'
 import type { ContentBlock, Usage } from './content.ts'
+import type { JsonSchema } from './json.ts'
 import type { SessionEvent } from './session.ts'
 
 export type StopReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | 'refusal' | 'budget'
@@ -48,6 +49,43 @@ export interface SubagentStartRequest<S extends OutputSchema = OutputSchema> {
    * recorded in its header. Served by `Approvals`: without it the start rejects as unsupported.
    */
   approval?: ApprovalPolicy
+  /**
+   * The name of an agent definition (SPEC §12) to start the child from: a `subagent/define`
+   * listener (`AgentDefinitions`) turns it into the plan's baseline. Without one loaded the start
+   * rejects with `subagent runtime does not support the "agent" capability`.
+   */
+  agent?: string
+}
+
+/** A definition a start may name (`request.agent`), as the `subagent` tool offers it to the model. */
+export interface SubagentCatalogEntry {
+  name: string
+  /** What the parent model reads to choose it. */
+  description: string
+  /** The `subagent` tool's default for `background` when it is used. */
+  background?: boolean
+}
+
+/**
+ * What a `subagent/define` listener sets as the child's starting point (`plan.setBaseline`), before
+ * the request's own fields apply. Each field is merged by the plugin that serves it: the driver
+ * takes `persona` and `agentOptions` unless the request gives its own, composes `toolFilter` with
+ * the request's (a tool must pass both; prefixes ending in `*` are expanded against the global
+ * tools at start) and caps depth with `maxDepth` (the smaller wins); `StructuredOutput` takes
+ * `outputSchema` unless the request gives one; `TreeBudget` takes the smaller of each `budget`
+ * limit; `Approvals` the strictest `approval`. A field no loaded plugin serves rejects the start as
+ * an unsupported capability.
+ */
+export interface SubagentBaseline {
+  persona?: string
+  agentOptions?: AgentOptions
+  outputSchema?: JsonSchema
+  toolFilter?: { allow?: readonly string[]; deny?: readonly string[] }
+  maxDepth?: number
+  budget?: BudgetReservation
+  approval?: ApprovalPolicy
+  /** The `subagent` tool's default for `background`. */
+  background?: boolean
 }
 
 /** What a start reserves for the child's subtree; an absent field reserves nothing of that limit. */

@@ -14,16 +14,27 @@ export interface ScopeRecord {
   /** The global tools the child may see at most (its parent's, at start). */
   inherited?: string[]
   toolFilter?: { allow?: string[]; deny?: string[] }
+  /** An agent definition's tool filter (SPEC §12), its prefixes expanded at start. */
+  definitionFilter?: { allow?: string[]; deny?: string[] }
 }
 
 /** Appends the record to the unpublished child's session when there is anything to record. */
 export function recordScope(child: Agent, record: ScopeRecord): void {
-  if (record.persona === undefined && record.inherited === undefined && record.toolFilter === undefined) return
+  if (record.persona === undefined && record.inherited === undefined && record.toolFilter === undefined && record.definitionFilter === undefined) return
   child.session.append(SCOPE_EVENT, record)
 }
 
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string')
+}
+
+function readFilter(value: unknown): { allow?: string[]; deny?: string[] } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const filter = value as Record<string, unknown>
+  const read: { allow?: string[]; deny?: string[] } = {}
+  if (isStringList(filter.allow)) read.allow = filter.allow
+  if (isStringList(filter.deny)) read.deny = filter.deny
+  return read
 }
 
 /** The child's own last well-formed record (after its seed: a fork's seed holds its parent's). */
@@ -35,12 +46,10 @@ function lastRecord(events: readonly SessionEvent[], seedLength: number): ScopeR
     const record: ScopeRecord = {}
     if (typeof data.persona === 'string') record.persona = data.persona
     if (isStringList(data.inherited)) record.inherited = data.inherited
-    const filter = data.toolFilter as Record<string, unknown> | undefined
-    if (typeof filter === 'object' && filter !== null) {
-      record.toolFilter = {}
-      if (isStringList(filter.allow)) record.toolFilter.allow = filter.allow
-      if (isStringList(filter.deny)) record.toolFilter.deny = filter.deny
-    }
+    const filter = readFilter(data.toolFilter)
+    if (filter) record.toolFilter = filter
+    const definitionFilter = readFilter(data.definitionFilter)
+    if (definitionFilter) record.definitionFilter = definitionFilter
     return record
   }
   return undefined
@@ -58,8 +67,10 @@ export function restoreScope(child: Agent): void {
   const tools = child.ctx.tools
   const known = (names: readonly string[]) => names.filter((name) => tools.get(name) !== undefined)
   if (record.inherited) tools.restrict({ allow: known(record.inherited) })
-  const filter = record.toolFilter
-  if (filter && (filter.allow || filter.deny)) {
-    tools.restrict({ ...(filter.allow ? { allow: known(filter.allow) } : {}), ...(filter.deny ? { deny: known(filter.deny) } : {}) })
+  // a definition's filter and the request's compose, as at start
+  for (const filter of [record.definitionFilter, record.toolFilter]) {
+    if (filter && (filter.allow || filter.deny)) {
+      tools.restrict({ ...(filter.allow ? { allow: known(filter.allow) } : {}), ...(filter.deny ? { deny: known(filter.deny) } : {}) })
+    }
   }
 }

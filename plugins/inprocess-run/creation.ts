@@ -5,6 +5,7 @@ import type { Events } from 'cordis'
 import type { ListenerDispatch } from '../../lib/dispatch.ts'
 import { isThenable } from '../../lib/async/thenable.ts'
 import type { Agent, AgentOptions, CreateAgentOptions, ToolGuard } from '../../lib/types.ts'
+import { expandedToolFilter } from './baseline.ts'
 import { recordScope, type ScopeRecord } from './child-scope.ts'
 import type { StartPlan } from './entry-checks.ts'
 
@@ -12,13 +13,15 @@ import type { StartPlan } from './entry-checks.ts'
 export function childOptions(plan: StartPlan): AgentOptions {
   const options: AgentOptions = { ...plan.parent.inherited }
   const overrides = plan.request.agentOptions
-  if (overrides === undefined) {
+  const baseline = plan.baseline?.agentOptions
+  if (overrides === undefined && baseline === undefined) {
     options.subagentDepth = plan.childDepth
     return options
   }
   // spread, not Object.assign: an own `__proto__` key (JSON-parsed options) stays a plain key
-  // instead of replacing the prototype, so no override is lost
-  return { ...options, ...overrides, subagentDepth: plan.childDepth }
+  // instead of replacing the prototype, so no override is lost. A definition's options come
+  // between the parent's and the request's (SPEC §12: the request overrides)
+  return { ...options, ...baseline, ...overrides, subagentDepth: plan.childDepth }
 }
 
 /** The child's session header: lineage, origin and the durable depth. */
@@ -46,7 +49,12 @@ export function childHeader(plan: StartPlan): NonNullable<CreateAgentOptions['he
 export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean {
   const { request } = plan
   return (
-    hasSetupListeners || request.persona !== undefined || request.toolFilter !== undefined || plan.inheritedTools !== undefined
+    hasSetupListeners ||
+    request.persona !== undefined ||
+    request.toolFilter !== undefined ||
+    plan.inheritedTools !== undefined ||
+    plan.baseline?.persona !== undefined ||
+    plan.baseline?.toolFilter !== undefined
   )
 }
 
@@ -55,8 +63,11 @@ export function needsSetup(plan: StartPlan, hasSetupListeners: boolean): boolean
  * are scoped to it and vanish with it. Restrictions compose (a tool must pass each), so the filter
  * can only narrow the ceiling. An unknown tool name in the filter throws and so rolls the creation back.
  */
-function applyRequestScope(child: Agent, plan: StartPlan, persisting: boolean): void {
-  const { persona, toolFilter } = plan.request
+function applyRequestScope(child: Agent, plan: StartPlan, globals: () => readonly string[], persisting: boolean): void {
+  const { toolFilter } = plan.request
+  const baseline = plan.baseline
+  // the request's persona overrides the definition's (SPEC §12)
+  const persona = plan.request.persona ?? baseline?.persona
   if (persona !== undefined) child.ctx.systemPrompt.section({ name: 'persona', order: 0, text: persona })
   const inherited = plan.inheritedTools
   let ceiling: string[] | undefined
@@ -80,9 +91,16 @@ function applyRequestScope(child: Agent, plan: StartPlan, persisting: boolean): 
       }
     }
   }
+  // the definition's filter and the request's compose (a tool must pass both): the request only narrows
+  const definitionFilter = baseline?.toolFilter !== undefined ? expandedToolFilter(baseline.toolFilter, globals()) : undefined
+  if (definitionFilter !== undefined) child.ctx.tools.restrict(definitionFilter)
   if (toolFilter !== undefined) child.ctx.tools.restrict(toolFilter)
   // what a resume must register again (SPEC §14); only a store could read it back
-  if (persisting) recordScope(child, scopeRecord(persona, ceiling, toolFilter))
+  if (persisting) {
+    const record = scopeRecord(persona, ceiling, toolFilter)
+    if (definitionFilter !== undefined) record.definitionFilter = definitionFilter
+    recordScope(child, record)
+  }
 }
 
 function scopeRecord(persona: string | undefined, inherited: string[] | undefined, toolFilter: { allow?: readonly string[]; deny?: readonly string[] } | undefined): ScopeRecord {
@@ -138,9 +156,14 @@ function denyOnly(listener: PreExecute, inherited: ReadonlySet<string>): PreExec
  * hand-off) through every scavenge until the next full GC. Made here, the closure is young and
  * holds only these three values.
  */
-export function childSetup(plan: StartPlan, dispatch: ListenerDispatch, setupListeners: boolean): (child: Agent) => Promise<void> | undefined {
+export function childSetup(
+  plan: StartPlan,
+  dispatch: ListenerDispatch,
+  setupListeners: boolean,
+  globals: () => readonly string[],
+): (child: Agent) => Promise<void> | undefined {
   return (child) => {
-    applyRequestScope(child, plan, dispatch.has('session/load'))
+    applyRequestScope(child, plan, globals, dispatch.has('session/load'))
     return setupListeners ? dispatch.serialEager('subagent/setup', [child, plan]) : undefined
   }
 }

@@ -7,11 +7,12 @@ import type { Listener } from '../../lib/dispatch.ts'
 import { assertMaxDepth, assertWithinCap, childDepth, lowerCap, parentDepth } from '../../lib/delegation/depth.ts'
 import { abortedBeforePublication, SubagentError, thrownMessage, UnsupportedCapabilityError } from '../../lib/errors.ts'
 import { type RecordedHeaderField, recordedHeaderValue } from '../../lib/session/session-header.ts'
-import type { ApprovalPolicy, RunTicket, SessionEvent, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
+import type { ApprovalPolicy, RunTicket, SessionEvent, SubagentBaseline, SubagentPlan, SubagentStartOptions, SubagentStartRequest, ToolGuard, Usage } from '../../lib/types.ts'
 import { flatUuid } from '../../lib/uuid.ts'
 import type { Dispatch } from '../../cordis-glue/bridge.ts'
 import { listenersOf, type Tools } from '../host/index.ts'
 import { capabilityFields, type ParentSnapshot, type RequestSnapshot, snapshotRequest, unreadable } from './request-snapshot.ts'
+import { mergeBaseline } from './baseline.ts'
 
 export { abortedBeforePublication, capabilityFields }
 
@@ -35,11 +36,22 @@ export function enter(request: SubagentStartRequest, seed: readonly SessionEvent
   const forkSeed = seed === FORK ? seedOf(snapshot.parent.events) : seed
   const plan = planOf(snapshot, forkSeed)
   const { dispatch } = host
+  if (dispatch.has('subagent/define')) define(plan, dispatch)
   if (dispatch.has('subagent/prepare')) dispatch.emitStrict('subagent/prepare', [plan])
   assertWithinCap(plan.childDepth, plan.depthCap)
   checkCapabilities(plan)
   if (plan.request.inheritRestrictions) inheritRestrictions(plan, host.tools)
   return plan
+}
+
+/** `subagent/define` (SPEC §12): the only window in which a listener may set the plan's baseline. */
+function define(plan: StartPlan, dispatch: Dispatch): void {
+  plan.isDefining = true
+  try {
+    dispatch.emitStrict('subagent/define', [plan])
+  } finally {
+    plan.isDefining = false
+  }
 }
 
 /** Steps 1–4 on the snapshot: `maxDepth`, the signal, parent and child depth; the plan. */
@@ -114,6 +126,9 @@ export class StartPlan implements SubagentPlan {
   /** Claimed capability fields and their validators; made on the first claim. */
   declare claims?: Map<string, (() => void) | undefined>
   #depthCap: number
+  #baseline: Readonly<SubagentBaseline> | undefined
+  /** True only while `subagent/define` listeners run: the one place a baseline may be set. */
+  declare isDefining?: boolean
   #recorded: { agent?: string; approval?: ApprovalPolicy } | undefined
   #ticket: RunTicket | undefined
   #moreTickets: RunTicket[] | undefined
@@ -162,6 +177,17 @@ export class StartPlan implements SubagentPlan {
     this.#depthCap = lowerCap(this.#depthCap, cap, 'subagent plan depth cap')
   }
 
+  get baseline(): Readonly<SubagentBaseline> | undefined {
+    return this.#baseline
+  }
+
+  setBaseline(fields: SubagentBaseline): void {
+    if (!this.isDefining) throw new TypeError('plan.setBaseline may only be called by a "subagent/define" listener')
+    const next = mergeBaseline(this.#baseline, fields)
+    if (next.maxDepth !== undefined) this.capDepth(next.maxDepth)
+    this.#baseline = next
+  }
+
   claim(field: string, validate?: () => void): void {
     ;(this.claims ??= new Map()).set(field, validate)
   }
@@ -198,12 +224,14 @@ export class StartPlan implements SubagentPlan {
   }
 }
 
-/** Step 6: every capability field set is claimed, and its claim's validator passes. */
+/** Step 6: every capability field set (by the request or a definition's baseline) is claimed, and its claim's validator passes. */
 function checkCapabilities(plan: StartPlan): void {
-  const { request } = plan
+  const { request, baseline } = plan
+  // a definition named by no loaded plugin: nothing set a baseline for it
+  if (request.agent !== undefined && baseline === undefined) throw new UnsupportedCapabilityError('agent')
   for (let i = 0; i < capabilityFields.length; i++) {
     const field = capabilityFields[i]
-    if (request[field] === undefined) continue
+    if (request[field] === undefined && baseline?.[field] === undefined) continue
     if (!plan.claims?.has(field)) throw new UnsupportedCapabilityError(field)
     plan.claims.get(field)?.()
   }

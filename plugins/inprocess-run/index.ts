@@ -13,6 +13,7 @@ import type {
   ResumedTree,
   ResumedTreeInfo,
   SessionEvent,
+  SubagentCatalogEntry,
   SubagentInfo,
   SubagentPlan,
   SubagentResult,
@@ -42,6 +43,23 @@ declare module 'cordis' {
      * its rejection is logged, never unhandled. @mode emit (strict)
      */
     'subagent/prepare'(plan: SubagentPlan): void
+    /**
+     * After the entry's shape and depth checks, before `subagent/prepare`: a listener that serves
+     * `request.agent` (`AgentDefinitions`) sets the child's baseline with `plan.setBaseline(…)`
+     * (SPEC §12), or throws to reject the start. Synchronous, like `subagent/prepare`.
+     * @mode emit (strict)
+     */
+    'subagent/define'(plan: SubagentPlan): void
+    /**
+     * Asked by `inprocessRun.catalog()`: a plugin that serves `request.agent` pushes the
+     * definitions a start may name. Synchronous; a throw is contained and logged. @mode emit
+     */
+    'subagent/catalog'(entries: SubagentCatalogEntry[]): void
+    /**
+     * Emitted (on the root) by a plugin whose definitions changed, so what is offered to models
+     * (the `subagent` tool's `agent` parameter) is read again. Observe-only, contained. @mode emit
+     */
+    'subagent/catalog-changed'(): void
     /**
      * In the child's unpublished setup window; awaited in order. Register through `child.ctx`
      * (scoped to the child). A throw or rejection rolls the creation back and rejects the start.
@@ -110,6 +128,8 @@ export class InProcessRun {
   private readonly feed: EventFeed
   /** The live agent with an id: one function for every start, not a closure each. */
   private readonly lookup: (id: string) => Agent | undefined
+  /** Every global tool's name now: a definition's tool prefixes are expanded against them at start. */
+  private readonly globalTools: () => readonly string[]
   private readonly root: Context
   /** Trees being resumed now, by root id. */
   private readonly resuming = new Set<string>()
@@ -129,6 +149,8 @@ export class InProcessRun {
       sessionOf: (id) => agents.get(id)?.session,
     }
     this.lookup = (id) => agents.get(id)
+    const tools = this.entryHost.tools
+    this.globalTools = () => tools.visibleGlobals()
     this.root = root
     ctx.provide('inprocessRun', this)
   }
@@ -211,6 +233,16 @@ export class InProcessRun {
   }
 
   /**
+   * The definitions a start may name as `request.agent` now, sorted by name, as the loaded plugins
+   * (`subagent/catalog` listeners) report them; `[]` while none does.
+   */
+  catalog(): SubagentCatalogEntry[] {
+    const entries: SubagentCatalogEntry[] = []
+    if (this.dispatch.has('subagent/catalog')) this.dispatch.emit('subagent/catalog', [entries])
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  }
+
+  /**
    * Admission without a tick when every `subagent/admit` listener answers at once (a budget with
    * a free slot); a listener that returns a promise (a start waiting in line) is awaited.
    */
@@ -272,7 +304,7 @@ export class InProcessRun {
       if (needsSetup(plan, setupListeners)) {
         // not a function literal written into `options.setup`: V8 would allocate it in the old
         // generation (see `childSetup`)
-        options.setup = childSetup(plan, dispatch, setupListeners)
+        options.setup = childSetup(plan, dispatch, setupListeners, this.globalTools)
       }
       const handle = await this.agents.create(options)
       const rootId = rootIdOf(parent, this.lookup)

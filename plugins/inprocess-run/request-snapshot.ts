@@ -132,7 +132,7 @@ export function snapshotRequest(request: SubagentStartRequest): RequestSnapshot 
     if (typeof inheritRestrictions !== 'boolean') throw new TypeError('subagent request inheritRestrictions must be a boolean')
     snapshot.inheritRestrictions = inheritRestrictions
   }
-  for (const field of ['label', 'persona', 'callId'] as const) {
+  for (const field of ['label', 'persona', 'callId', 'agent'] as const) {
     const value = readField(request, field, field)
     if (value === undefined) continue
     if (typeof value !== 'string') throw new TypeError(`subagent request ${field} must be a string`)

@@ -101,7 +101,7 @@ export class Run implements HandedOffRun {
   info(result?: SubagentResult, error?: string): SubagentInfo {
     const { id } = this
     const child = this.agent
-    const { parentSession, label, callId, seedLength } = child.session.header
+    const { parentSession, label, callId, seedLength, agent } = child.session.header
     // one object, its optional fields assigned: no spread copies (a structured run's end listener
     // makes the driver build this for every run)
     const info: Mutable<SubagentInfo> = {
@@ -115,6 +115,7 @@ export class Run implements HandedOffRun {
     }
     if (label !== undefined) info.label = label
     if (callId !== undefined) info.callId = callId
+    if (agent !== undefined) info.agent = agent
     if (this.#execution !== undefined) info.execution = this.#execution
     if (result) {
       info.stopReason = result.stopReason

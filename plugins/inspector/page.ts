@@ -43,7 +43,7 @@ const elapsed = (a) => { const ms = (a.endedAt ?? (a.status === 'running' ? Date
 function render() { frame = 0; const rows = document.getElementById('rows'); rows.replaceChildren(); const list = order(); if (!list.length) return
   const t0 = Math.min(...list.map(([a]) => a.startedAt)); const t1 = Math.max(Date.now(), ...list.map(([a]) => a.endedAt ?? a.startedAt)); const span = Math.max(1, t1 - t0)
   for (const [a, level] of list) { const tr = el('tr', 'agent' + (a.id === selected ? ' selected' : '')); tr.onclick = () => select(a.id)
-    const name = el('td'); name.style.paddingLeft = 6 + level * 18 + 'px'; name.append(el('span', 'name', a.label ?? (a.mode === 'root' ? 'root' : 'child')), el('span', 'dim', ' ' + a.id.slice(0, 8)))
+    const name = el('td'); name.style.paddingLeft = 6 + level * 18 + 'px'; name.append(el('span', 'name', a.label ?? (a.mode === 'root' ? 'root' : 'child')), el('span', 'dim', ' ' + a.id.slice(0, 8))); if (a.agent) name.append(el('span', 'dim', ' · ' + a.agent))
     const stop = a.stopReason ?? ''; const status = el('td', a.status === 'running' ? 'run' : '', a.status)
     const lane = el('div', 'lane'); const bar = el('div', 'bar' + (a.status === 'running' ? ' live' : '')); const end = a.endedAt ?? (a.status === 'running' ? Date.now() : a.startedAt)
     bar.style.left = ((a.startedAt - t0) / span) * 100 + '%'; bar.style.width = Math.max(0.8, ((end - a.startedAt) / span) * 100) + '%'; lane.append(bar); const laneCell = el('td'); laneCell.append(lane)

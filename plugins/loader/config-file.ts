@@ -133,12 +133,25 @@ function hasStandardSchema(value: unknown): value is StandardSchemaLike {
   return typeof standard?.validate === 'function'
 }
 
-function issueText(issue: StandardIssue): string {
+/** The value at `path` in `config`, or `undefined` where the path does not lead. */
+function valueAt(config: unknown, path: readonly (PropertyKey | { key: PropertyKey })[]): unknown {
+  let value = config
+  for (const part of path) {
+    if (typeof value !== 'object' || value === null) return undefined
+    value = (value as Record<PropertyKey, unknown>)[typeof part === 'object' ? part.key : part]
+  }
+  return value
+}
+
+function issueText(issue: StandardIssue, config: unknown): string {
   const path = (issue.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.')
-  if (!path) return issue.message
+  let message = issue.message
+  // schemastery prints the value it got bare: a string is quoted, so '10' never reads as 10
+  const got = valueAt(config, issue.path ?? [])
+  if (typeof got === 'string' && message.endsWith(` but got ${got}`)) message = `${message.slice(0, -got.length)}${JSON.stringify(got)}`
+  if (!path) return message
   // schemastery already starts its messages with "$.<path> "; keep the path once
-  const message = issue.message.startsWith(`$.${path} `) ? issue.message.slice(path.length + 3) : issue.message
-  return `${path}: ${message}`
+  return `${path}: ${message.startsWith(`$.${path} `) ? message.slice(path.length + 3) : message}`
 }
 
 /** A schemastery schema (any copy of the package) carries its kind in a string `type`. */
@@ -176,7 +189,7 @@ export function checkPluginConfig(entry: string, plugin: unknown, config: unknow
     throw new HostConfigError('its Config validates asynchronously, which cordis does not support', entry)
   }
   const issues = (result as { issues?: readonly StandardIssue[] }).issues
-  if (issues?.length) throw new HostConfigError(issues.map(issueText).join('; '), entry)
+  if (issues?.length) throw new HostConfigError(issues.map((issue) => issueText(issue, config)).join('; '), entry)
 }
 
 /**

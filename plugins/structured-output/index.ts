@@ -83,6 +83,14 @@ interface SharedRuntime {
 }
 
 /**
+ * The schema a start asks for: the request's, else its definition's (`plan.baseline`, SPEC §12),
+ * which claims the capability exactly as a request's does.
+ */
+function requestedSchema(plan: SubagentPlan): SubagentPlan['request']['outputSchema'] {
+  return plan.request.outputSchema ?? plan.baseline?.outputSchema
+}
+
+/**
  * Serves `outputSchema` for `ctx.inprocessRun` starts. Children without one are untouched (no
  * context, no registration). Unloading the plugin rejects later `outputSchema` starts and leaves
  * runs already started working.
@@ -131,7 +139,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   // which traces every argument through a proxy of its reflect service (≈ 0.45 µs and ≈ 0.4 KB a
   // call); no argument of these hooks is a cordis service, so the wrapper had nothing to trace
   listenDirect(ctx, 'subagent/prepare', (plan) => {
-    const schema = plan.request.outputSchema
+    const schema = requestedSchema(plan)
     // a schemastery schema is converted first (memoized per schema object)
     if (schema !== undefined) {
       plan.claim('outputSchema', () => {
@@ -141,7 +149,7 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
   })
 
   listenDirect(ctx, 'subagent/setup', (child, plan) => {
-    const schema = plan.request.outputSchema
+    const schema = requestedSchema(plan)
     if (schema === undefined) return
     // the definition this start's entry check chose, even if the caller changed its object since
     // and a later start was checked against the change (a start can wait in TreeBudget's queue);

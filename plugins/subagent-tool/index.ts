@@ -12,7 +12,7 @@ import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
 import { type BackgroundRunInfo, backgroundSettled, deliverAfterResume, pendingRuns } from './background.ts'
 import { canDelegate, DELEGATION_ORDER, DELEGATION_SECTION, delegationText } from './delegation-section.ts'
-import { subagentTool, TOOL_NAME } from './tool.ts'
+import { describeWithAgents, subagentTool, TOOL_NAME } from './tool.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -55,6 +55,7 @@ export {
 } from './outcome.ts'
 export { DELEGATION_ORDER, DELEGATION_SECTION, delegationText } from './delegation-section.ts'
 export {
+  describeWithAgents,
   NO_CALLING_AGENT_MESSAGE,
   type SubagentToolArgs,
   TOOL_DESCRIPTION,
@@ -81,8 +82,10 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   const register = () => {
     const cap = current?.maxDepth
     const locale = current?.locale ?? 'en-US'
+    const agents = driver().catalog()
+    const description = describeWithAgents(current?.description || text(locale, 'subagentTool.description'), locale, agents)
     return tools.register({
-      ...subagentTool({ description: current?.description || text(locale, 'subagentTool.description'), locale, maxDepth: cap, driver, report }),
+      ...subagentTool({ description, locale, maxDepth: cap, agents, driver, report }),
       // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
       available: (agent) => canDelegate(driver().outlook(agent), cap),
     })
@@ -90,6 +93,11 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   let unregister = register()
   updateInPlace<SubagentTool.Config>(ctx, (next) => {
     current = next
+    unregister()
+    unregister = register()
+  })
+  // the definitions offered as `agent` changed: the next model request sees the new list
+  ctx.on('subagent/catalog-changed', () => {
     unregister()
     unregister = register()
   })

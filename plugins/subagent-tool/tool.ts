@@ -3,7 +3,7 @@
  */
 import { subscribeAbort } from '../../lib/async/abort-signal.ts'
 import { SubagentError } from '../../lib/errors.ts'
-import type { JsonSchema, SubagentRun, SubagentStartRequest, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
+import type { JsonSchema, SubagentCatalogEntry, SubagentRun, SubagentStartRequest, ToolDefinition, ToolExecution, ToolResult } from '../../lib/types.ts'
 import { type Locale, text } from '../../locales/index.ts'
 import type { InProcessRun } from '../inprocess-run/index.ts'
 import { adoptBackgroundRun } from './background.ts'
@@ -16,8 +16,11 @@ export const NO_CALLING_AGENT_MESSAGE = 'the subagent tool needs a calling agent
 /** The tool description the model sees, unless the plugin config overrides it (`subagentTool.description`). */
 export const TOOL_DESCRIPTION = text('en-US', 'subagentTool.description')
 
-/** The parameter schema the model sees, with its descriptions in `locale`. */
-export function toolParameters(locale: Locale): JsonSchema {
+/**
+ * The parameter schema the model sees, with its descriptions in `locale`; with `agents` (the
+ * definitions a start may name, SPEC §12) also `agent`, an enum of their names.
+ */
+export function toolParameters(locale: Locale, agents: readonly SubagentCatalogEntry[] = []): JsonSchema {
   const describe = (name: string) => text(locale, `subagentTool.parameters.${name}`)
   const toolNames = { type: 'array', items: { type: 'string' } }
   return {
@@ -38,10 +41,22 @@ export function toolParameters(locale: Locale): JsonSchema {
         description: describe('tools'),
       },
       background: { type: 'boolean', description: describe('background') },
+      // absent while no definition exists: an empty enum would accept nothing
+      ...(agents.length > 0 ? { agent: { type: 'string', enum: agents.map((entry) => entry.name), description: describe('agent') } } : {}),
     },
     required: ['prompt'],
     additionalProperties: false,
   }
+}
+
+/**
+ * `description` followed by the definitions the model may name as `agent`, one
+ * `- <name>: <description>` line each under a heading; `description` alone when there are none.
+ */
+export function describeWithAgents(description: string, locale: Locale, agents: readonly SubagentCatalogEntry[]): string {
+  if (agents.length === 0) return description
+  const lines = agents.map((entry) => `- ${entry.name}: ${entry.description.replace(/\s+/g, ' ').trim()}`)
+  return `${description}\n\n${text(locale, 'subagentTool.agentsHeading')}\n${lines.join('\n')}`
 }
 
 /** The parameter schema the model sees in `en-US`. */
@@ -56,6 +71,8 @@ export interface SubagentToolArgs {
   persona?: string
   tools?: { allow?: string[]; deny?: string[] }
   background?: boolean
+  /** The name of an agent definition to start the subagent from. */
+  agent?: string
 }
 
 export interface ToolOptions {
@@ -64,6 +81,8 @@ export interface ToolOptions {
   locale: Locale
   /** Passed as `maxDepth` on every start, when set. */
   maxDepth?: number
+  /** The definitions offered as `agent` when the tool was registered (their `background` defaults). */
+  agents?: readonly SubagentCatalogEntry[]
   /** The driver, read at call time. */
   driver(): InProcessRun
   /** Where a background run's delivery reports a fault that is not the run's own outcome. */
@@ -83,6 +102,7 @@ function startRequest(args: SubagentToolArgs, exec: ToolExecution, signal: Abort
   if (args.persona !== undefined) request.persona = args.persona
   if (args.tools !== undefined) request.toolFilter = args.tools
   if (args.output_schema !== undefined) request.outputSchema = args.output_schema
+  if (args.agent !== undefined) request.agent = args.agent
   if (maxDepth !== undefined) request.maxDepth = maxDepth
   return request
 }
@@ -96,10 +116,12 @@ export function subagentTool(options: ToolOptions): ToolDefinition {
   return {
     name: TOOL_NAME,
     description: options.description,
-    parameters: options.locale === 'en-US' ? TOOL_PARAMETERS : toolParameters(options.locale),
+    parameters: options.locale === 'en-US' && !options.agents?.length ? TOOL_PARAMETERS : toolParameters(options.locale, options.agents),
     concurrent: true,
     async execute(args: SubagentToolArgs, exec: ToolExecution): Promise<ToolResult> {
-      if (args.background) return startInBackground(args, exec, options)
+      // a definition's `background` is the default; the call's own flag wins
+      const background = args.background ?? (args.agent !== undefined ? options.agents?.find((entry) => entry.name === args.agent)?.background : undefined)
+      if (background) return startInBackground(args, exec, options)
       const request = startRequest(args, exec, exec.signal, options.maxDepth)
       const run = await startRun(options.driver(), args, request)
       try {

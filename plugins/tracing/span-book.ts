@@ -21,6 +21,8 @@ export const attributes = {
   toolCallId: 'gen_ai.tool.call.id',
   depth: 'subagent.depth',
   mode: 'subagent.mode',
+  /** The agent definition the child was started from (SPEC §12). */
+  agent: 'subagent.agent',
   stopReason: 'subagent.stop_reason',
   rootId: 'subagent.root_id',
   turnEnd: 'subagent.turn_end',
@@ -81,6 +83,7 @@ export class SpanBook {
       [attributes.rootId]: info.rootId,
     }
     if (info.label !== undefined) attrs[attributes.agentName] = info.label
+    if (info.agent !== undefined) attrs[attributes.agent] = info.agent
     this.#runs.set(info.runId, this.#start(`invoke_agent ${info.label ?? info.childId}`, SpanKind.INTERNAL, attrs, parent))
   }
 

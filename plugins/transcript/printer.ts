@@ -20,6 +20,7 @@ import { isKnownEvent } from '../../lib/session/session-event.ts'
 import { StreamedLines, type StreamedPiece } from '../../lib/text/streamed-lines.ts'
 import { printable } from '../../lib/text/terminal-text.ts'
 import { diagnosticIn, hasText, type Locale, text } from '../../locales/index.ts'
+import { SharedLine } from './shared-line.ts'
 
 /** How much the console shows: `quiet` only summaries and errors, `verbose` hook lines too. */
 export type Verbosity = 'quiet' | 'normal' | 'verbose'
@@ -38,10 +39,15 @@ interface SessionView {
   turnUsage: Usage
   /** The assistant text being streamed, from its first delta to its message. */
   stream?: StreamedLines
+  /** While other children stream beside it: its lines, each written whole (`shared-line.ts`). */
+  shared?: SharedLine
+  /** The aligned tag every one of those lines starts with. */
+  sharedTag?: string
 }
 
 interface RunView {
   startedAt: number
+  label?: string
   result?: SubagentResult
 }
 
@@ -131,6 +137,12 @@ export interface TranscriptOptions {
   verbosity?: Verbosity
 }
 
+/** What a printer takes beyond the plugin's config. */
+export interface PrinterOptions extends TranscriptOptions {
+  /** Quiet time after which a child's partial line is written while others stream (default 400 ms). */
+  pauseMs?: number
+}
+
 /**
  * Turns events into indented lines; `write` receives text as it is ready (whole lines, or the
  * pieces of a streamed line), each line ended by `\n`.
@@ -146,7 +158,7 @@ export class TranscriptPrinter {
   /** `write` receives only printable text: a control character of a model or tool is shown, never sent. */
   constructor(
     write: (text: string) => void,
-    private readonly options: TranscriptOptions,
+    private readonly options: PrinterOptions,
   ) {
     this.#locale = options.locale ?? 'en-US'
     this.#write = write
@@ -193,7 +205,7 @@ export class TranscriptPrinter {
   }
 
   start(info: SubagentInfo, session: Session | undefined): void {
-    this.#runs.set(info.runId, { startedAt: performance.now() })
+    this.#runs.set(info.runId, { startedAt: performance.now(), label: info.label })
     const details = [info.label ? this.#text('childLabelled', { label: info.label }) : this.#text('child'), info.mode]
     const seedLength = session?.header.seedLength
     if (seedLength) details.push(this.#text('seeded', { count: seedLength }))
@@ -297,6 +309,17 @@ export class TranscriptPrinter {
   /** Writes a delta's text as it comes, laid out as a whole message would be. */
   #stream(view: SessionView, delta: string): void {
     if (!view.stream) {
+      if (view.depth > 0) {
+        // a child's lines are written whole: beside other children (and its parent's lines) a
+        // line per streamed chunk would be unreadable; every line carries the tag while others run
+        const aligned = this.#alignedTag(view) ?? ''
+        view.stream = new StreamedLines(Math.max(10, this.#textWidth(view.depth) - aligned.length), this.options.maxLines)
+        const continuation = this.#lineStart(view.depth, '') + aligned
+        view.shared = new SharedLine((line) => this.write(line), continuation, this.options.pauseMs)
+        view.sharedTag = aligned
+        for (const piece of view.stream.push(delta)) this.#streamPiece(view, piece)
+        return
+      }
       view.stream = new StreamedLines(this.#textWidth(view.depth), this.options.maxLines)
       // the tag leads the text, wrapped with it, as on a whole message
       const tag = this.#tagged(view, '')
@@ -306,6 +329,12 @@ export class TranscriptPrinter {
   }
 
   #streamPiece(view: SessionView, piece: StreamedPiece): void {
+    const shared = view.shared
+    if (shared) {
+      if (piece.kind === 'line') shared.start(this.#lineStart(view.depth, piece.index === 0 ? 'assistant' : '') + view.sharedTag)
+      else shared.add(piece.text)
+      return
+    }
     if (piece.kind === 'line') {
       this.#closeOpenLine()
       this.out(this.#lineStart(view.depth, piece.index === 0 ? 'assistant' : ''))
@@ -329,6 +358,8 @@ export class TranscriptPrinter {
     const { pieces, hidden } = stream.end()
     for (const piece of pieces) this.#streamPiece(view, piece)
     if (interrupted) this.#streamPiece(view, { kind: 'text', text: ` ${this.#text('interrupted')}` })
+    view.shared?.flush()
+    view.shared = undefined
     if (this.#open === view) this.#closeOpenLine()
     if (hidden) this.#line(view.depth, '', this.#text('moreLines', { count: hidden }))
   }
@@ -339,6 +370,17 @@ export class TranscriptPrinter {
    */
   #tagged(view: SessionView, text: string): string {
     return view.depth > 0 && view.label && this.#runs.size > 1 ? `[${view.label}] ${text}` : text
+  }
+
+  /**
+   * The `[label]` tag of a child streaming while other runs are live, padded to the longest label
+   * of the live runs so the text of every child starts in one column; `undefined` otherwise.
+   */
+  #alignedTag(view: SessionView): string | undefined {
+    if (!(view.depth > 0 && view.label && this.#runs.size > 1)) return undefined
+    let longest = view.label.length
+    for (const run of this.#runs.values()) if (run.label && run.label.length > longest) longest = run.label.length
+    return `[${view.label}]`.padEnd(longest + 3)
   }
 
   /** Room left for text after the indent and the label column. */

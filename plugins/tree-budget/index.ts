@@ -2,7 +2,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { Dispatch } from '../../cordis-glue/bridge.ts'
 import { AgentDisposedError, abortedBeforePublication, SubagentError, thrownMessage } from '../../lib/errors.ts'
-import { assertReservation, type BudgetRemaining, Pool } from '../../lib/delegation/tree-budget.ts'
+import { assertReservation, type BudgetRemaining, Pool, smallerReservation } from '../../lib/delegation/tree-budget.ts'
 import type { Agent, BudgetReservation, BudgetStop, SubagentPlan, TreeUsage } from '../../lib/types.ts'
 import { localizeConfig } from '../../locales/index.ts'
 import { listenDirect, updateInPlace } from '../host/index.ts'
@@ -60,10 +60,13 @@ export class TreeBudget {
 
     listenDirect(ctx, 'subagent/prepare', (plan) => {
       // the request's own field, checked by the plugin that serves it: `plan.request` is the
-      // driver's frozen snapshot, so what passes here is what admission reserves
-      const budget = plan.request.budget
-      if (budget === undefined) return
+      // driver's frozen snapshot, so what passes here is what admission reserves; a definition's
+      // budget (SPEC §12) is served the same way, each limit the smaller of the two
+      const { budget } = plan.request
+      const baseline = plan.baseline?.budget
+      if (budget === undefined && baseline === undefined) return
       assertReservation(budget)
+      assertReservation(baseline)
       plan.claim('budget')
     })
     listenDirect(ctx, 'subagent/admit', (plan) => this.#admit(plan))
@@ -325,9 +328,9 @@ function disposedError(parentId: string): AgentDisposedError {
   return new AgentDisposedError(parentId)
 }
 
-/** The request's reservation, as `subagent/prepare` checked it on the plan's snapshot. */
+/** The start's reservation: the request's and its definition's (`plan.baseline`), each limit the smaller, as `subagent/prepare` checked them. */
 function reservationOf(plan: SubagentPlan): BudgetReservation | undefined {
-  return plan.request.budget
+  return smallerReservation(plan.request.budget, plan.baseline?.budget)
 }
 
 function rootPool(pool: Pool): Pool {

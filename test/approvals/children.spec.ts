@@ -162,7 +162,7 @@ describe('Approvals narrowing, never widening (SPEC §11.1)', () => {
     s.tool('shell')
     const { agent: root } = await s.create()
     // what a definitions plugin does in `subagent/define`, before `subagent/prepare`
-    s.on('subagent/prepare', (plan) => void Object.assign(plan, { baseline: { approval: { rules: [{ tool: 'shell', decision: 'deny' }] } } }), { prepend: true })
+    s.on('subagent/define', (plan) => plan.setBaseline({ approval: { rules: [{ tool: 'shell', decision: 'deny' }] } }))
     const run = await childCalling(s, root, 'shell', { approval: { default: 'ask', rules: [{ tool: 'shell', decision: 'allow' }] } })
     expect(run.agent.session.header.approval).to.deep.equal({ default: 'ask', rules: [{ tool: 'shell', decision: 'deny' }] })
     await run.result

@@ -21,6 +21,7 @@ class Screen {
 }
 
 const PROMPT = 'approve? [y/n/a] '
+const ACKNOWLEDGE = 'the request on screen was decided elsewhere: press Enter to go on'
 
 describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
   let host: ApprovalHost
@@ -142,12 +143,31 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
     await screen.waitFor('(1 waiting before it)')
     const [first] = host.root.approvals.pending()
     await host.root.approvals.decide(first!.id, { approved: false, reason: 'decided on the page' })
-    await screen.waitFor(PROMPT, 2)
+    await screen.waitFor(ACKNOWLEDGE)
     expect(screen.text).to.include('denied: child "release" may not run deploy: decided on the page (user)')
+    input.write('\n')
+    await screen.waitFor(PROMPT, 2)
     input.write('y\n')
     const result = await run.result
     expect(host.deployed).to.deep.equal([{ target: 'us' }])
     expect(textOf(result.output)).to.equal('Error: tool call "deploy" was denied: decided on the page\ndeployed to us')
+  })
+
+  it('takes an answer typed for a request decided elsewhere as an acknowledgement, never as the answer to the next one', async () => {
+    attach()
+    const run = await start('release', [{ target: 'eu' }, { target: 'us' }])
+    await screen.waitFor('(1 waiting before it)')
+    const [first, second] = host.root.approvals.pending()
+    await host.root.approvals.decide(first!.id, { approved: false, reason: 'decided on the page' })
+    // the person was typing "y" for the first request: it arrives after the page decided it
+    input.write('y\n')
+    await screen.waitFor(PROMPT, 2)
+    expect(host.root.approvals.pending().map((request) => request.id)).to.deep.equal([second!.id])
+    expect(host.deployed).to.deep.equal([])
+    input.write('n\n')
+    const result = await run.result
+    expect(host.deployed).to.deep.equal([])
+    expect(textOf(result.output)).to.include('Error: tool call "deploy" was denied: denied by the user')
   })
 
   it('shows control characters of the arguments as text, cutting a long value with a marker', async () => {
@@ -174,6 +194,16 @@ describe('the CLI approval prompt (bin/approval-prompt.ts)', () => {
     expect(host.deployed).to.deep.equal([])
     expect(screen.text).to.include('no terminal to answer at: waiting for another answerer or the timeout\n')
     expect(screen.text).to.not.include(PROMPT)
+    expect(screen.text).to.include('denied: child "release" may not run deploy: no decision within 30 ms (timeout)')
+  })
+
+  it('stops asking when its input ends, and the default timeout decides what waits', async () => {
+    attach(true, { defaultTimeoutMs: 30 })
+    const run = await start('release', [{ target: 'production' }])
+    await screen.waitFor(PROMPT)
+    input.end()
+    expect(textOf((await run.result).output)).to.equal('Error: tool call "deploy" was denied: no decision within 30 ms')
+    expect(screen.text).to.include(`${PROMPT}\nno more answers from this terminal (its input ended): waiting for another answerer or the timeout\n`)
     expect(screen.text).to.include('denied: child "release" may not run deploy: no decision within 30 ms (timeout)')
   })
 

@@ -66,7 +66,7 @@ describe('plugin READMEs: config', () => {
       // exactly, not as a substring (which let a documented 160 pass for a default of 16)
       const wrongDefaults = [...config]
         .filter(([key, value]) => value !== undefined && documentedDefault(table.get(key) ?? '') !== shownDefault(value))
-        .map(([key, value]) => `${key}: ${String(value)} is not the default "${table.get(key)}" documents`)
+        .map(([key, value]) => `${key}: ${shownDefault(value)} is not the default "${table.get(key)}" documents`)
       expect(wrongDefaults).to.deep.equal([])
     })
   }

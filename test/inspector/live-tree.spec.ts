@@ -50,6 +50,7 @@ describe('LiveTree', () => {
         parentId: 'root',
         label: 'review',
         callId: undefined,
+        agent: undefined,
         mode: 'spawn',
         depth: 1,
         status: 'idle',
@@ -59,6 +60,11 @@ describe('LiveTree', () => {
         endedAt: 130,
       },
     ])
+  })
+
+  it('shows the agent definition a child was started from', () => {
+    track(session('kid', { parentSession: 'root', origin: 'subagent', delegationDepth: 1, agent: 'reviewer' }))
+    expect(tree.agents()[0]).to.include({ id: 'kid', agent: 'reviewer' })
   })
 
   it('reports an agent changed twice between two reads once, as it is at the second read', () => {

@@ -31,6 +31,7 @@ describe('readSavedSessions', () => {
       parentId: 'root',
       label: 'review',
       callId: 'call_1',
+      agent: undefined,
       mode: 'spawn',
       depth: 1,
       status: 'idle',

@@ -58,7 +58,7 @@ const peer = (name: string) => `${name}@${manifest.peerDependencies[name]}`
 const blockPeers = `
 import { register } from 'node:module'
 const hooks = \`
-const blocked = /^(openai|quickjs-emscripten|@jitl\\\\/quickjs-wasmfile-release-sync)(\\\\/|$)/
+const blocked = /^(openai|pg|quickjs-emscripten|@jitl\\\\/quickjs-wasmfile-release-sync)(\\\\/|$)/
 export async function resolve(specifier, context, next) {
   if (!blocked.test(specifier)) return next(specifier, context)
   throw Object.assign(new Error("Cannot find package '" + specifier + "' imported from " + context.parentURL), { code: 'ERR_MODULE_NOT_FOUND' })

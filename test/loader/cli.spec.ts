@@ -141,7 +141,7 @@ Said.Config = Schema.object({ locale: Schema.string() })
   it('prints the usage with the reason when no command is given', async () => {
     const outcome = await runCli([])
     expect(outcome.code).to.equal(2)
-    expect(outcome.stderr).to.match(/^missing command \("start", "inspect" or "resume"\)\n\nusage: /)
+    expect(outcome.stderr).to.match(/^missing command \("start", "inspect", "resume" or "check"\)\n\nusage: /)
   })
 
   it('keeps running with --watch after an entry fails at start, until it is stopped', async () => {

@@ -95,7 +95,13 @@ describe('checkPluginConfig', () => {
   it('names a nested field by its dotted path', () => {
     const plugin = Object.assign(() => {}, { Config: Schema.object({ limits: Schema.object({ steps: Schema.number() }) }) })
     expect(() => checkPluginConfig('host', plugin, { limits: { steps: 'many' } })).to.throw(
-      'plugin "host": limits.steps: expected number but got many',
+      'plugin "host": limits.steps: expected number but got "many"',
+    )
+  })
+
+  it('quotes a string the schema rejects, so "10" never reads as the number 10', () => {
+    expect(() => checkPluginConfig('depth-policy', DepthPolicy, { maxDepth: '10' })).to.throw(
+      'plugin "depth-policy": maxDepth: expected number but got "10"',
     )
   })
 

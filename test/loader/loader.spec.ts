@@ -125,7 +125,7 @@ describe('Loader', () => {
       await loader.start()
       space.write('cordis.yml', twoProbes.replace('count: 2', 'count: many'))
       const report = await loader.reload()
-      expect(report.failed).to.deep.equal([{ entry: 'b', message: 'plugin "b": count: expected number but got many' }])
+      expect(report.failed).to.deep.equal([{ entry: 'b', message: 'plugin "b": count: expected number but got "many"' }])
       expect(report.updated).to.deep.equal([])
       expect(activeProbes().get('b')?.config.count).to.equal(2)
     })

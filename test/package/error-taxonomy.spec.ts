@@ -7,9 +7,11 @@ import {
   ContentFilterError,
   PeerDependencyError,
   SessionFileError,
+  SessionStoreError,
   SubagentBudgetError,
   SubagentDepthError,
   SubagentError,
+  TreeLeasedError,
   UnsupportedCapabilityError,
   UnsupportedSchemaError,
 } from '../../index.ts'
@@ -20,6 +22,7 @@ import { TurnCancelledError } from '../../plugins/host/agents/agent.ts'
 import { CordisAssumptionError } from '../../cordis-glue/bridge.ts'
 import { HostConfigError } from '../../plugins/loader/config-file.ts'
 import { ModelRequestError } from '../../plugins/openai-model/errors.ts'
+import { AgentDefinitionError } from '../../plugins/agent-definitions/errors.ts'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -41,7 +44,10 @@ const classes: Record<string, [build: () => SubagentError, code: string]> = {
   ModelRequestError: [() => new ModelRequestError('x'), 'MODEL_FAILED'],
   ContentFilterError: [() => new ContentFilterError(), 'CONTENT_FILTERED'],
   SessionFileError: [() => new SessionFileError('s', 'x'), 'SESSION_FILE'],
+  SessionStoreError: [() => new SessionStoreError('x'), 'SESSION_STORE'],
+  TreeLeasedError: [() => new TreeLeasedError('r'), 'TREE_LEASED'],
   CordisAssumptionError: [() => new CordisAssumptionError('x'), 'PEER_DEPENDENCY'],
+  AgentDefinitionError: [() => new AgentDefinitionError('a', 'x'), 'INVALID_AGENT_DEFINITION'],
 }
 
 /**
@@ -59,6 +65,12 @@ const foreignCodes = new Set([
   'ENOENT',
   'EMFILE',
   'ENFILE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
   'ERR_MODULE_NOT_FOUND',
   'MODULE_NOT_FOUND',
   'ERR_UNKNOWN_FILE_EXTENSION',

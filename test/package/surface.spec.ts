@@ -11,6 +11,7 @@ describe('package surface (SPEC §7)', () => {
     'DepthPolicy',
     'Host',
     'SessionFiles',
+    'SessionPostgres',
     'ScriptedModel',
     'OpenAIModel',
     'CodeMode',
@@ -50,18 +51,20 @@ describe('package surface (SPEC §7)', () => {
     expect(manifest.exports['.']).to.deep.equal({ types: './dist/index.d.ts', import: './dist/index.js', require: './esm-only.cjs' })
   })
 
-  it('takes cordis as a peer pinned to the supported release, and openai and QuickJS as optional peers', () => {
+  it('takes cordis as a peer pinned to the supported release, and openai, QuickJS and pg as optional peers', () => {
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
     expect(manifest.peerDependencies).to.deep.equal({
       cordis: pkg.SUPPORTED_CORDIS,
       openai: '^6.30.1',
       'quickjs-emscripten': '^0.32.0',
       '@jitl/quickjs-wasmfile-release-sync': '0.32.0',
+      pg: '^8.23.1',
     })
     expect(manifest.peerDependenciesMeta).to.deep.equal({
       openai: { optional: true },
       'quickjs-emscripten': { optional: true },
       '@jitl/quickjs-wasmfile-release-sync': { optional: true },
+      pg: { optional: true },
     })
     for (const name of Object.keys(manifest.peerDependencies)) expect(manifest.dependencies?.[name]).to.equal(undefined)
   })
@@ -78,7 +81,7 @@ describe('package surface (SPEC §7)', () => {
     }
   })
 
-  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'tree-budget', 'tracing', 'inspector', 'approvals']) {
+  for (const file of ['depth-policy', 'inprocess-run', 'structured-output', 'subagent-tool', 'code-mode', 'session-files', 'session-postgres', 'tree-budget', 'tracing', 'inspector', 'approvals']) {
     it(`default-exports a plugin from plugins/${file}`, async () => {
       const module = await import(`../../plugins/${file}/index.ts`)
       expect(module.default).to.be.a('function')

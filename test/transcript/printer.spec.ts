@@ -50,7 +50,7 @@ describe('TranscriptPrinter', () => {
     expect([lines, open]).to.deep.equal([['assistant  a', '           b', '           … (3 more lines)'], ''])
   })
 
-  it('moves a streamed child line to a tagged line of its own when another child writes in between', () => {
+  it('writes a child\'s streamed line whole, tagged and aligned, while another child streams beside it', () => {
     const first = session('first', { origin: 'subagent', delegationDepth: 1 })
     const second = session('second', { origin: 'subagent', delegationDepth: 1 })
     printer.start(info('first', 1), first)
@@ -60,7 +60,8 @@ describe('TranscriptPrinter', () => {
     printer.event(second, event(2, 'assistant/delta', { turn: 1, step: 1, text: 'second' }))
     printer.event(first, event(3, 'assistant/delta', { turn: 1, step: 1, text: 'answer' }))
     printer.event(first, event(4, 'assistant/message', { turn: 1, step: 1, content: text('first answer') }))
-    expect(lines).to.deep.equal(['  │ assistant  [first] first', '  │ assistant  [second] second', '  │            [first] answer'])
+    printer.event(second, event(3, 'assistant/message', { turn: 1, step: 1, content: text('second') }))
+    expect(lines).to.deep.equal(['  │ assistant  [first]  first answer', '  │ assistant  [second] second'])
   })
 
   it('adds a line per subagent hook when verbose', () => {

@@ -14,7 +14,8 @@ import { kScope, scopeOf } from '../scope.ts'
 import { type AgentRuntime, HostAgent } from './agent.ts'
 import { createAgentContext } from './agent-context.ts'
 import { type CreateOptions, freezeOptions } from './create-options.ts'
-import { type AgentRecord, type DisposalServices, rollBack } from './agent-record.ts'
+import { type AgentRecord, type DisposalServices, rollBack as rollBackAgent } from './agent-record.ts'
+import type { HookDispatcher } from '../scope.ts'
 import type { LoopServices } from './loop.ts'
 import type { PluginOwnership } from './plugin-ownership.ts'
 import type { AgentRegistry } from './registry.ts'
@@ -30,6 +31,26 @@ function handleOf(record: AgentRecord): AgentHandle {
   // function: tsx renames those (keepNames), and a bound copy of a renamed function is a
   // dictionary-mode object (≈ 0.25 KB); nor a named arrow (plugins/host/README.md, "What a turn … cost")
   return Object.freeze({ agent: record.agent, dispose: record.dispose.bind(record) })
+}
+
+/**
+ * Creations whose `session/lease` passed, with the dispatcher to tell the store when one is rolled
+ * back. Kept beside the records (not a field of each) so an agent without a leasing store costs
+ * nothing more.
+ */
+const leaseHolders = new WeakMap<AgentRecord, HookDispatcher>()
+
+/** Rolls back an unpublished agent; a store that leased its tree hears `session/lease-abandoned`. */
+async function rollBack(record: AgentRecord): Promise<void> {
+  try {
+    await rollBackAgent(record)
+  } finally {
+    const dispatcher = leaseHolders.get(record)
+    if (dispatcher) {
+      leaseHolders.delete(record)
+      dispatcher.emit(undefined, 'session/lease-abandoned', record.agent.session)
+    }
+  }
 }
 
 /** A session as a store hands it back for `resume`. */
@@ -157,6 +178,49 @@ export class AgentCreation {
     } catch (error) {
       return Promise.reject(error)
     }
+    const { dispatcher } = this.#services
+    if (dispatcher.has('session/lease', undefined)) {
+      // a store that leases trees (SessionPostgres) answers at once when the tree is held here
+      let lease: unknown
+      try {
+        lease = dispatcher.bail(undefined, 'session/lease', record.agent.session)
+      } catch (error) {
+        return rejectAfterRollBack(record, error)
+      }
+      if (isThenable(lease)) return this.#continueAfterLease(record, lease, signal, setup, owner, callerCtx)
+      leaseHolders.set(record, dispatcher)
+    }
+    return this.#continue(record, signal, setup, owner, callerCtx)
+  }
+
+  /** Waits for the lease a store is taking, then runs setup and publishes; rolls back on a refusal. */
+  async #continueAfterLease(
+    record: AgentRecord,
+    lease: PromiseLike<unknown>,
+    signal: AbortSignal | undefined,
+    setup: CreateOptions['setup'],
+    owner: AgentRecord | undefined,
+    callerCtx: Context,
+  ): Promise<AgentHandle> {
+    try {
+      await lease
+    } catch (error) {
+      await rollBack(record)
+      throw error
+    }
+    leaseHolders.set(record, this.#services.dispatcher)
+    if (signal?.aborted) return rejectAfterRollBack(record, abortError(record.agent.id, signal))
+    return this.#continue(record, signal, setup, owner, callerCtx)
+  }
+
+  /** Steps (3) and (4): setup, raced against the signal, then publication. */
+  #continue(
+    record: AgentRecord,
+    signal: AbortSignal | undefined,
+    setup: CreateOptions['setup'],
+    owner: AgentRecord | undefined,
+    callerCtx: Context,
+  ): Promise<AgentHandle> {
     if (setup) {
       // a setup that finishes at once (registrations only: a structured child's) needs neither a
       // tick nor a subscription to the signal; only a returned promise is raced against it

@@ -6,7 +6,7 @@
  */
 import { type Context, Service } from 'cordis'
 import { SubagentError } from '../../../lib/errors.ts'
-import type { Agent, AgentHandle, AgentMeter, SessionHeader } from '../../../lib/types.ts'
+import type { Agent, AgentHandle, AgentMeter, Session, SessionHeader } from '../../../lib/types.ts'
 import { skipShadow } from '../../../cordis-glue/bridge.ts'
 import { scopeOf } from '../scope.ts'
 import type { Sessions } from '../sessions/index.ts'
@@ -68,6 +68,20 @@ declare module 'cordis' {
      * a time, each answer awaited, the first defined answer wins. @mode ask (serial until an answer)
      */
     'session/children'(parentId: string): Promise<string[] | undefined> | string[] | undefined
+    /**
+     * Asked by the creation transaction of `create` and `resume` (so by `resumeTree` too) once the
+     * session is built, unpublished, before `setup`: a store that leases trees to one process
+     * (`SessionPostgres`) takes or checks the lease of the session's tree here. A throw or a
+     * rejected promise refuses the creation (rolled back; it rejects with that error); a returned
+     * promise is awaited first. Return nothing when the lease is already held, so the creation stays
+     * synchronous. Without a listener nothing is asked. @mode bail
+     */
+    'session/lease'(session: Session): Promise<void> | void
+    /**
+     * A creation whose `session/lease` passed was rolled back before publication: the store drops
+     * the hold it took for it. Observe-only. @mode emit
+     */
+    'session/lease-abandoned'(session: Session): void
   }
 }
 
