@@ -43,6 +43,8 @@ export {
   BACKGROUND_START_EVENT,
   interruptedBackgroundRuns,
 } from './lib/delegation/background-record.ts'
+export { McpCallError, McpTools } from './plugins/mcp-tools/index.ts'
+export type { HttpServer, ServerConfig, StdioServer } from './plugins/mcp-tools/index.ts'
 export { TreeBudget } from './plugins/tree-budget/index.ts'
 export type { BudgetRemaining } from './lib/delegation/tree-budget.ts'
 export { spanAttributes, Tracing, tracingFailedMessage } from './plugins/tracing/index.ts'

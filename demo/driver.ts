@@ -13,6 +13,7 @@ import type { Agent, TurnEndReason, Usage } from '../lib/types.ts'
 import type {} from '../plugins/host/index.ts'
 import type {} from '../plugins/inprocess-run/index.ts'
 import type {} from '../plugins/loader/index.ts'
+import type {} from '../plugins/mcp-tools/index.ts'
 import type {} from '../plugins/scripted-model/index.ts'
 import type {} from '../plugins/subagent-tool/index.ts'
 import type { TreeBudget } from '../plugins/tree-budget/index.ts'
@@ -119,6 +120,8 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
     if (configFile) say(text(locale, 'demo.config', { file: relative(process.cwd(), configFile) || configFile }))
     say(text(locale, 'demo.model', { provider: choice.provider, model: choice.model, note: choice.note }))
     say('')
+    // with McpTools loaded, the agents start once its servers have connected (or failed)
+    await ctx.get('mcpTools')?.ready()
     const startedAt = performance.now()
     const { agent } = await ctx.agents.create({ agentOptions: { provider: choice.provider, model: choice.model } })
     say(text(locale, 'demo.parent', { id: agent.id.slice(0, 8) }))

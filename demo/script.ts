@@ -46,6 +46,9 @@ export const CHILD_DELAYS_MS: Readonly<Record<string, number>> = Object.freeze({
 /** How a background result's message starts, in every locale (`--locale` sets the tool's too). */
 const DELIVERY_PREFIXES = LOCALES.map((locale) => text(locale, 'subagentTool.background.finished', { label: '', runId: '', text: '' }).split('"')[0]!)
 
+/** The search tool of the demo's MCP server (`demo/mcp/notes-server.ts`, server `notes` in cordis.yml). */
+export const NOTES_SEARCH = 'mcp__notes__search'
+
 const COMPAT_SCAN_PROMPT = 'Find every mention of `peek()` left in README.md and docs/, and say what each should become.'
 
 /** The approval scene (demo/release-scene.ts): the parent's last message, in every locale, and the child's task. */
@@ -122,6 +125,11 @@ function childReply(request: ModelRequest): ScriptedResponse {
     return { text: published.role === 'tool' && published.isError ? `Not published: ${outcome}` : `Done: ${outcome}.` }
   }
   if (task === COMPAT_SCAN_PROMPT) {
+    // with the demo's MCP server loaded (cordis.yml), the scan searches its notes first
+    const searched = currentTurn(request.messages).some((message) => message.role === 'tool' && message.name === NOTES_SEARCH)
+    if (!searched && request.tools?.some((tool) => tool.name === NOTES_SEARCH)) {
+      return { toolCalls: [{ name: NOTES_SEARCH, arguments: { query: 'peek()' } }] }
+    }
     return {
       text: 'Two mentions remain: the usage example in README.md and the method list in docs/api.md; both should say `top()`.',
       delayMs: CHILD_DELAYS_MS['compat-scan'],

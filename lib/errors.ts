@@ -57,6 +57,8 @@ export const ERROR_CODES = Object.freeze([
   'SUBAGENT_MAX_TOKENS',
   'SUBAGENT_DECLINED',
   'SUBAGENT_BUDGET',
+  'MCP_TIMEOUT',
+  'MCP_FAILED',
 ] as const)
 
 export type ErrorCode = (typeof ERROR_CODES)[number]

@@ -58,7 +58,7 @@ const peer = (name: string) => `${name}@${manifest.peerDependencies[name]}`
 const blockPeers = `
 import { register } from 'node:module'
 const hooks = \`
-const blocked = /^(openai|pg|quickjs-emscripten|@jitl\\\\/quickjs-wasmfile-release-sync)(\\\\/|$)/
+const blocked = /^(openai|pg|quickjs-emscripten|@jitl\\\\/quickjs-wasmfile-release-sync|@modelcontextprotocol\\\\/sdk)(\\\\/|$)/
 export async function resolve(specifier, context, next) {
   if (!blocked.test(specifier)) return next(specifier, context)
   throw Object.assign(new Error("Cannot find package '" + specifier + "' imported from " + context.parentURL), { code: 'ERR_MODULE_NOT_FOUND' })
@@ -115,14 +115,14 @@ describe('the packed package in a fresh project', function () {
   })
 
   describe('without the optional peers', () => {
-    it('imports the root entry from JS without loading openai or QuickJS', async () => {
+    it('imports the root entry from JS without loading openai, QuickJS or the MCP SDK', async () => {
       const result = await evalModule(
         project,
-        "const m = await import('subagent-inprocess'); console.log(typeof m.Host, typeof m.OpenAIModel, typeof m.CodeMode)",
+        "const m = await import('subagent-inprocess'); console.log(typeof m.Host, typeof m.OpenAIModel, typeof m.CodeMode, typeof m.McpTools)",
         ['--import', './block-peers.mjs'],
       )
       expect(result.stderr).to.equal('')
-      expect(result.stdout.trim()).to.equal('function function function')
+      expect(result.stdout.trim()).to.equal('function function function function')
     })
 
     it('refuses to start OpenAIModel without openai, naming the package and its install line', async () => {

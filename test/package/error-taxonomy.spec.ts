@@ -21,6 +21,7 @@ import { ToolCallError } from '../../plugins/code-mode/errors.ts'
 import { TurnCancelledError } from '../../plugins/host/agents/agent.ts'
 import { CordisAssumptionError } from '../../cordis-glue/bridge.ts'
 import { HostConfigError } from '../../plugins/loader/config-file.ts'
+import { McpCallError } from '../../plugins/mcp-tools/errors.ts'
 import { ModelRequestError } from '../../plugins/openai-model/errors.ts'
 import { AgentDefinitionError } from '../../plugins/agent-definitions/errors.ts'
 
@@ -47,6 +48,7 @@ const classes: Record<string, [build: () => SubagentError, code: string]> = {
   SessionStoreError: [() => new SessionStoreError('x'), 'SESSION_STORE'],
   TreeLeasedError: [() => new TreeLeasedError('r'), 'TREE_LEASED'],
   CordisAssumptionError: [() => new CordisAssumptionError('x'), 'PEER_DEPENDENCY'],
+  McpCallError: [() => new McpCallError('MCP_TIMEOUT', 's', 'x'), 'MCP_TIMEOUT'],
   AgentDefinitionError: [() => new AgentDefinitionError('a', 'x'), 'INVALID_AGENT_DEFINITION'],
 }
 
@@ -76,6 +78,8 @@ const foreignCodes = new Set([
   'ERR_UNKNOWN_FILE_EXTENSION',
   'OPENAI_API_KEY',
   'DEEPSEEK_API_KEY',
+  // the signal that ends an MCP server process that outlived its grace period
+  'SIGKILL',
   // an HTTP method (the inspector's decision route)
   'POST',
 ])

@@ -51,7 +51,7 @@ describe('package surface (SPEC §7)', () => {
     expect(manifest.exports['.']).to.deep.equal({ types: './dist/index.d.ts', import: './dist/index.js', require: './esm-only.cjs' })
   })
 
-  it('takes cordis as a peer pinned to the supported release, and openai, QuickJS and pg as optional peers', () => {
+  it('takes cordis as a peer pinned to the supported release, and openai, QuickJS, pg and the MCP SDK as optional peers', () => {
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
     expect(manifest.peerDependencies).to.deep.equal({
       cordis: pkg.SUPPORTED_CORDIS,
@@ -59,12 +59,14 @@ describe('package surface (SPEC §7)', () => {
       'quickjs-emscripten': '^0.32.0',
       '@jitl/quickjs-wasmfile-release-sync': '0.32.0',
       pg: '^8.23.1',
+      '@modelcontextprotocol/sdk': '^1.32.2',
     })
     expect(manifest.peerDependenciesMeta).to.deep.equal({
       openai: { optional: true },
       'quickjs-emscripten': { optional: true },
       '@jitl/quickjs-wasmfile-release-sync': { optional: true },
       pg: { optional: true },
+      '@modelcontextprotocol/sdk': { optional: true },
     })
     for (const name of Object.keys(manifest.peerDependencies)) expect(manifest.dependencies?.[name]).to.equal(undefined)
   })
