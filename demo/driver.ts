@@ -18,6 +18,7 @@ import type {} from '../plugins/scripted-model/index.ts'
 import type {} from '../plugins/subagent-tool/index.ts'
 import type { TreeBudget } from '../plugins/tree-budget/index.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
+import { canPlayDefinitionsScene, definitionsMessage } from './definitions-scene.ts'
 import { PUBLISH_TOOL } from './release-scene.ts'
 import { demoReply } from './script.ts'
 import { story } from './story.ts'
@@ -145,6 +146,12 @@ export function DemoDriver(ctx: Context, config: DemoDriver.Config): void {
     // the approval scene (demo/release-scene.ts), when its tool is loaded: a child's call asks a person
     if (isComplete && isActive && ctx.get('tools')?.get(PUBLISH_TOOL)) {
       agent.followup(text(locale, 'demo.release'))
+      await agent.whenIdle()
+      if (lastTurnEnd(agent)?.kind !== 'completed') isComplete = false
+    }
+    // the agent definitions scene (demo/definitions-scene.ts), when agents/ is loaded: delegation by name
+    if (isComplete && isActive && canPlayDefinitionsScene(ctx.inprocessRun.catalog())) {
+      agent.followup(definitionsMessage(locale))
       await agent.whenIdle()
       if (lastTurnEnd(agent)?.kind !== 'completed') isComplete = false
     }

@@ -9,6 +9,7 @@ import { LOCALES } from '../lib/text/i18n.ts'
 import type { ModelMessage, ModelRequest } from '../lib/types.ts'
 import { text } from '../locales/index.ts'
 import type { ScriptedResponse } from '../plugins/scripted-model/index.ts'
+import { childDefinitionsReply, parentDefinitionsReply } from './definitions-scene.ts'
 import { CHECKLIST_SCHEMA } from './story.ts'
 
 const CHECKLIST = {
@@ -72,6 +73,8 @@ function parentReply(request: ModelRequest): ScriptedResponse {
     return { text: `Compat scan is back: ${report} I will fix both before tagging.` }
   }
   const results = subagentResults(request.messages)
+  const byName = parentDefinitionsReply(delivered, results)
+  if (byName) return byName
   if (RELEASE_MESSAGES.includes(delivered)) {
     if (results.length === 0) return { toolCalls: [{ name: 'subagent', arguments: { label: 'release', prompt: RELEASE_PROMPT } }] }
     return { text: `Release: ${results[0]}` }
@@ -115,6 +118,8 @@ function parentReply(request: ModelRequest): ScriptedResponse {
 
 function childReply(request: ModelRequest): ScriptedResponse {
   const task = lastUserText(request.messages)
+  const byName = childDefinitionsReply(request, task)
+  if (byName) return byName
   if (request.tools?.some((tool) => tool.name === 'structured_output')) {
     return { toolCalls: [{ name: 'structured_output', arguments: CHECKLIST }], delayMs: CHILD_DELAYS_MS.checklist }
   }

@@ -121,6 +121,7 @@ function toolCallText(block: Extract<ContentBlock, { type: 'tool-call' }>, width
   }
   if (block.name === 'subagent' && typeof args.prompt === 'string') {
     const how = [String(args.mode ?? 'spawn'), ...(args.label ? [JSON.stringify(args.label)] : [])]
+    if (typeof args.agent === 'string') how.push(text(locale, 'transcript.withAgent', { agent: args.agent }))
     if (args.output_schema) how.push(text(locale, 'transcript.withOutputSchema'))
     if (args.background === true) how.push(text(locale, 'transcript.inBackground'))
     return `→ subagent (${how.join(', ')}): ${args.prompt}`

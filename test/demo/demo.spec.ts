@@ -61,7 +61,7 @@ describe('the demo (npm start)', function () {
     expect(outcome.stdout).to.include('model: scripted/demo (no DEEPSEEK_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL')
   })
 
-  it('starts a spawned, a forked, a structured and a background child in one step, in model order, then the release child', () => {
+  it('starts a spawned, a forked, a structured and a background child in one step, in model order, then the release child, then two children by definition name', () => {
     const lines = outcome.stdout.split('\n')
     expect(lines.filter((line) => line.includes('┌─ child ')).map((line) => line.split(' · ').slice(0, 2).join(' · ').trim())).to.deep.equal([
       '┌─ child "migration-note" · spawn',
@@ -69,8 +69,12 @@ describe('the demo (npm start)', function () {
       '┌─ child "checklist" · spawn',
       '┌─ child "compat-scan" · spawn',
       '┌─ child "release" · spawn',
+      '┌─ child "api-check" · spawn',
+      '┌─ child "review" · spawn',
     ])
     expect(outcome.stdout).to.include('assistant  → subagent (spawn, "compat-scan", in the background): ')
+    expect(outcome.stdout).to.include('assistant  → subagent (spawn, "api-check", agent "researcher"): ')
+    expect(outcome.stdout).to.include('assistant  → subagent (spawn, "review", agent "reviewer"): ')
   })
 
   it('completes every child', () => {
@@ -80,22 +84,26 @@ describe('the demo (npm start)', function () {
       .map((line) => line.split(' · ')[0].trim())
     // the finishing order follows the children's scripted delays, not the call order: not asserted
     expect([...ends].sort()).to.deep.equal([
+      '└─ "api-check" completed',
       '└─ "changelog" completed',
       '└─ "checklist" completed',
       '└─ "compat-scan" completed',
       '└─ "migration-note" completed',
       '└─ "release" completed',
+      '└─ "review" completed',
     ])
   })
 
   it('hands the parent the foreground results in model order, the background call as its start text', () => {
     const results = outcome.stdout.split('\n').filter((line) => line.startsWith('tool       subagent '))
-    expect(results).to.have.length(5)
+    expect(results).to.have.length(7)
     expect(results[0]).to.match(/^tool {7}subagent ✓ Replace every `queue\.peek\(\)` call/)
     expect(results[1]).to.match(/^tool {7}subagent ✓ ## tinyqueue 2\.0\.0/)
     expect(results[2]).to.match(/^tool {7}subagent ✓ \{"version":"2\.0\.0"/)
     expect(results[3]).to.match(/^tool {7}subagent ✓ subagent "compat-scan" started in the background as run /)
     expect(results[4]).to.match(/^tool {7}subagent ✓ Done: tinyqueue@2\.0\.0 published under "latest"/)
+    // the reviewer definition's output schema: its verdict comes back as JSON
+    expect(results[6]).to.equal('tool       subagent ✓ {"verdict":"approve","issues":[]}')
   })
 
   it("routes the release child's publish request to the CLI with the child's path, and answers it for the person (no keyboard)", () => {
@@ -144,7 +152,7 @@ describe('the demo (npm start)', function () {
 
   it('ends with the summary line, showing the usage of the whole delegation tree', () => {
     expect(outcome.stdout).to.match(
-      /\ndone: 5 of 5 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/,
+      /\ndone: 7 of 7 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/,
     )
   })
 })
@@ -182,11 +190,11 @@ describe('chooseModel', () => {
 describe('the demo with --locale zh-CN', function () {
   this.timeout(90_000)
 
-  it('recognises the background result and the release message in zh-CN and ends after the five children', async () => {
+  it('recognises the background result, the release message and the definitions scene in zh-CN and ends after the seven children', async () => {
     const outcome = await runDemo(['--locale', 'zh-CN'])
     expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
-    expect(outcome.stdout.split('\n').filter((line) => line.includes('┌─ '))).to.have.length(5)
-    expect(outcome.stdout).to.match(/\n完成：5 个子代理中有 5 个完成/)
+    expect(outcome.stdout.split('\n').filter((line) => line.includes('┌─ '))).to.have.length(7)
+    expect(outcome.stdout).to.match(/\n完成：7 个子代理中有 7 个完成/)
     expect(outcome.stdout).to.include('\n已批准：子代理 "release" 运行 publish（user）\n')
   })
 })

@@ -321,7 +321,7 @@ describe('subagent-inprocess start --quiet / --verbose (the demo config)', funct
   it('prints only the final summary with --quiet', async () => {
     const outcome = await runCli(['start', 'cordis.yml', '--quiet'], env)
     expect([outcome.code, outcome.stderr]).to.deep.equal([0, ''])
-    expect(outcome.stdout).to.match(/^done: 5 of 5 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/)
+    expect(outcome.stdout).to.match(/^done: 7 of 7 subagents completed · tree usage [\d,]+ in \/ [\d,]+ out tokens, \d+ model requests · \d+ ms\n$/)
   })
 
   it('adds a line per subagent hook and turn start with --verbose', async () => {
