@@ -74,5 +74,5 @@ export {
   type TranscriptOutput,
   TranscriptPrinter,
   type Verbosity,
-} from './demo/transcript.ts'
+} from './plugins/transcript/index.ts'
 export { type ApprovalPromptOptions, attachApprovalPrompt, NON_INTERACTIVE_TIMEOUT_MS } from './bin/approval-prompt.ts'

@@ -1,5 +1,5 @@
 /**
- * Where the plain spawn cycle's tail comes from (issue 15): the cycle of bench/spawn.ts (BENCH.md
+ * Where the plain spawn cycle's tail comes from: the cycle of bench/spawn.ts (BENCH.md
  * "One cycle", plain variant), counted instead of timed. Prints one JSON line:
  * - `alloc_bytes_per_cycle`: median `heapUsed` growth over blocks of 20 cycles, each block
  *   started right after a full GC (20 cycles fit in the young generation, so no GC runs inside);

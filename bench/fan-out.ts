@@ -1,5 +1,5 @@
 /**
- * Fan-out (SPEC §8.1, issue 10): a parent whose model asks for N `subagent` calls in one step, each
+ * Fan-out (SPEC §8.1): a parent whose model asks for N `subagent` calls in one step, each
  * child's model answering `ok` after D ms (D = 0: at once, no timer). For N = 8, 64, 1000 and
  * D = 0, 50: the median wall time of the parent's turn (the fan-out step plus one final step), its
  * ratio to D, children per second at N = 1000 with D = 0, and heap per live child while 1000

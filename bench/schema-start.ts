@@ -1,5 +1,5 @@
 /**
- * What a large output schema costs at `start()` (issue 9): the event loop is blocked for the
+ * What a large output schema costs at `start()`: the event loop is blocked for the
  * synchronous part of `spawn()` (entry checks, the subset check, compiling the validator), then
  * again when the child's first capture is validated. Prints one JSON line: per schema size, the
  * schema's JSON size, the synchronous part of `spawn()`, the whole start, and the run to its

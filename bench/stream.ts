@@ -1,5 +1,5 @@
 /**
- * One agent, one turn, a scripted model streaming K text deltas then finishing (issue 15). Prints
+ * One agent, one turn, a scripted model streaming K text deltas then finishing. Prints
  * one JSON line: the turns' wall time per delta at K = 2,000 and K = 20,000 (blocks of 20,000
  * deltas, as 10 turns or one, alternating in one process; the mean over every block of a size, so
  * the collections V8 runs in the blocks are paid where they fall, and a median of the blocks beside
@@ -12,15 +12,15 @@
  * in the middle of a long turn copies what that turn holds so far), from `v8.GCProfiler`. Those
  * are read around the timed block, not subtracted from it: the per-delta figures include them.
  *
- * Nothing is collected by hand between blocks (session 8). Until session 7 a full collection ran
- * before each block; with no turn alive it also freed the hidden classes of every object a turn
- * makes (transitions hold them weakly), so the streaming path's optimized code was thrown away
- * before every block and compiled again in its first ≈ 6,000 deltas (≈ 12 ms a block on this VM):
- * a cost of the forced collection, not of streaming. A scavenge before each block instead (tried
- * in session 8) left a block's own garbage to the next block's untimed scavenge: with ≈ 0.4 KB
- * allocated per delta a block fits the young generation, so no block paid any collection. Now a
- * block pays the collections that fall in it, about one every two blocks, and the mean spreads
- * them over every delta as a host would see them. Figures before session 8 are not comparable.
+ * Nothing is collected by hand between blocks. A full collection before each block would, with
+ * no turn alive, also free the hidden classes of every object a turn makes (transitions hold them
+ * weakly), so the streaming path's optimized code would be thrown away before every block and
+ * compiled again in its first ≈ 6,000 deltas (≈ 12 ms a block on this VM): a cost of the forced
+ * collection, not of streaming. A scavenge before each block would leave a block's own garbage to
+ * the next block's untimed scavenge: with ≈ 0.4 KB allocated per delta a block fits the young
+ * generation, so no block would pay any collection. So a block pays the collections that fall in
+ * it, about one every two blocks, and the mean spreads them over every delta as a host would see
+ * them. Figures of the measurement log taken with a collection per block are not comparable.
  * Run: `npm run bench:stream` (`--quick` scales the rounds down for smoke runs).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 /**
- * Where in BENCH.md's latency window the plain cycle's tail lies (issue 15). The window is the
+ * Where in BENCH.md's latency window the plain cycle's tail lies. The window is the
  * latency phase's: one sanity cycle, 1,000 warm-up cycles, a full GC, 10,000 timed cycles, each
  * sample kept. Prints one JSON line:
  * - `cycle_p50_us`, `cycle_p95_us`, `p95_over_p50`: as bench/spawn.ts's latency phase computes them;

@@ -22,7 +22,7 @@ import { canPlayDefinitionsScene, definitionsMessage } from './definitions-scene
 import { PUBLISH_TOOL } from './release-scene.ts'
 import { demoReply } from './script.ts'
 import { story } from './story.ts'
-import { formatTokens } from './transcript.ts'
+import { formatTokens } from '../plugins/transcript/index.ts'
 
 interface ModelChoice {
   provider: string

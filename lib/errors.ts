@@ -8,7 +8,7 @@ const brand: unique symbol = Symbol.for('subagent-inprocess.error') as never
 
 /**
  * Every code this package puts on an error: on a thrown `SubagentError`, on a turn-end error, on a
- * tool error result. Closed: a new code is added here and to the README's taxonomy table.
+ * tool error result. Closed: a new code is added here and to the taxonomy table of docs/host-api.md.
  */
 export const ERROR_CODES = Object.freeze([
   // thrown: checks before a child exists

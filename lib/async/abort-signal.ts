@@ -11,8 +11,8 @@
  * made a function: the shape of what the signal holds decides how much survives each scavenge of
  * the timed loop (an `EventListener` object, or a function with the signal in a field, left
  * ≈ 300 KB, and the cycles that first touched the grown young generation ran 5-8× slower, hundreds
- * in a row). This shape, measured in session 6 with bench/cycle-gc.ts: no more scavenges or
- * old-space growth per cycle than the fanout object it replaced (16-17 per 10,000 cycles; 260
+ * in a row). This shape, measured with bench/cycle-gc.ts: no more scavenges or
+ * old-space growth per cycle than a fanout object per signal (16-17 per 10,000 cycles; 260
  * against 311 B a cycle). Re-measure the latency window's p95 before changing it.
  */
 

@@ -11,12 +11,18 @@ import type { SessionHeader } from '../types.ts'
 /** What a definition name (SPEC §12), and so a header's `agent`, looks like. */
 export const AGENT_NAME = /^[a-z][a-z0-9-]{0,63}$/
 
-function notAString(key: 'cwd' | 'parentSession' | 'label' | 'callId'): SubagentError {
-  return new SubagentError('INVALID_SESSION', `session header ${key} must be a string`)
+/** `value` when it is a string; else throws `session header <key> must be a string`. */
+function checkedString(value: unknown, key: 'cwd' | 'parentSession' | 'label' | 'callId'): string {
+  if (typeof value !== 'string') throw new SubagentError('INVALID_SESSION', `session header ${key} must be a string`)
+  return value
 }
 
-function notADepth(key: 'delegationDepth' | 'seedLength'): SubagentError {
-  return new SubagentError('INVALID_SESSION', `session header ${key} must be a non-negative safe integer`)
+/** `value` when it is a non-negative safe integer; else throws naming `key`. */
+function checkedDepth(value: unknown, key: 'delegationDepth' | 'seedLength'): number {
+  if (!isNonNegativeSafeInteger(value)) {
+    throw new SubagentError('INVALID_SESSION', `session header ${key} must be a non-negative safe integer`)
+  }
+  return value
 }
 
 /** The header fields a start plan may record for its child (`SubagentPlan.recordHeader`). */
@@ -63,34 +69,16 @@ export function buildHeader(fields: Record<string, unknown>): SessionHeader {
   // varying key, and adding a property through one goes to V8's runtime, in baseline and in
   // optimized code alike (every creation builds a header)
   const { cwd, parentSession, label, callId, origin, delegationDepth, seedLength, agent, approval, agentOptions } = fields
-  if (cwd !== undefined) {
-    if (typeof cwd !== 'string') throw notAString('cwd')
-    header.cwd = cwd
-  }
-  if (parentSession !== undefined) {
-    if (typeof parentSession !== 'string') throw notAString('parentSession')
-    header.parentSession = parentSession
-  }
-  if (label !== undefined) {
-    if (typeof label !== 'string') throw notAString('label')
-    header.label = label
-  }
-  if (callId !== undefined) {
-    if (typeof callId !== 'string') throw notAString('callId')
-    header.callId = callId
-  }
+  if (cwd !== undefined) header.cwd = checkedString(cwd, 'cwd')
+  if (parentSession !== undefined) header.parentSession = checkedString(parentSession, 'parentSession')
+  if (label !== undefined) header.label = checkedString(label, 'label')
+  if (callId !== undefined) header.callId = checkedString(callId, 'callId')
   if (origin !== undefined) {
     if (origin !== 'subagent') throw new SubagentError('INVALID_SESSION', 'session header origin must be "subagent"')
     header.origin = origin
   }
-  if (delegationDepth !== undefined) {
-    if (!isNonNegativeSafeInteger(delegationDepth)) throw notADepth('delegationDepth')
-    header.delegationDepth = delegationDepth
-  }
-  if (seedLength !== undefined) {
-    if (!isNonNegativeSafeInteger(seedLength)) throw notADepth('seedLength')
-    header.seedLength = seedLength
-  }
+  if (delegationDepth !== undefined) header.delegationDepth = checkedDepth(delegationDepth, 'delegationDepth')
+  if (seedLength !== undefined) header.seedLength = checkedDepth(seedLength, 'seedLength')
   if (agent !== undefined) {
     if (typeof agent !== 'string' || !AGENT_NAME.test(agent)) {
       throw new SubagentError('INVALID_SESSION', `session header agent must be a definition name matching ${AGENT_NAME}`)

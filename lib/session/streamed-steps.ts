@@ -1,5 +1,5 @@
 /**
- * A long streamed step's deltas, stored once (issue 15). The loop streams a step's text into its
+ * A long streamed step's deltas, stored once. The loop streams a step's text into its
  * own list of pieces and appends one `assistant/delta` per piece; past the first
  * `plainDeltasPerStep` of a step, each delta is a compact event that keeps only its `seq` and reads
  * its text from that list, and once the step's `assistant/message` is appended, from the message's

@@ -1,5 +1,5 @@
 /**
- * The texts a step streamed, in order, kept in chunks (issue 15). One array of a long stream's
+ * The texts a step streamed, in order, kept in chunks. One array of a long stream's
  * pieces would pass V8's regular object size (≈ 16,000 slots, 128 KB) and live in its
  * large-object space, where each growth of it is a fresh allocation on fresh pages (each page's
  * first touch costs ≈ 18 µs on the benchmark VM): chunks of `textChunkLength` stay ordinary young
@@ -10,7 +10,7 @@
 export const textChunkLength = 4096
 
 export class TextPieces {
-  // `declare`d and assigned in the constructor: initialized fields would be defined twice per step
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   private declare readonly chunks: string[][]
   private declare count: number
 

@@ -6,7 +6,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { updateInPlace } from '../host/index.ts'
 import { MAX_TIMER_DELAY_MS } from '../../lib/async/timer-delay.ts'
-import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, DEFAULT_WAITING_ARGUMENT_BYTES, MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from './sandbox.ts'
+import { DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, DEFAULT_WAITING_ARGUMENT_BYTES, MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from './sandbox-contract.ts'
 import { locateInterpreterWasm } from './interpreter-code.ts'
 import { SandboxPool } from './worker-pool.ts'
 import { type Locale, localeOption, localizeConfig } from '../../locales/index.ts'
@@ -18,13 +18,10 @@ export {
   DEFAULT_WAITING_ARGUMENT_BYTES,
   MAX_MEMORY_BYTES,
   MIN_MEMORY_BYTES,
-  runSandboxed,
-  type SandboxBinding,
-  type SandboxOptions,
-  type SandboxOutcome,
   sandboxMessages,
   waitingArgumentsMessage,
-} from './sandbox.ts'
+} from './sandbox-contract.ts'
+export { runSandboxed, type SandboxBinding, type SandboxOptions, type SandboxOutcome } from './sandbox.ts'
 export { liveSandboxWorkers, SandboxPool } from './worker-pool.ts'
 export { bindingsFor, describeRunCode, type RunCodeArgs, type RunCodeLimits, TOOL_NAME, TOOL_PARAMETERS, toolParameters } from './tool.ts'
 

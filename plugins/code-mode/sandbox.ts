@@ -22,17 +22,6 @@ import type { BindingCall, EncodedResult, HostMessage, SandboxOutcome, WorkerMes
 import { SubagentError, thrownMessage } from '../../lib/errors.ts'
 import { programCode } from './errors.ts'
 
-export {
-  DEFAULT_MEMORY_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  DEFAULT_WAITING_ARGUMENT_BYTES,
-  MAX_CALLS_IN_FLIGHT,
-  MAX_MEMORY_BYTES,
-  MIN_MEMORY_BYTES,
-  STACK_BYTES,
-  sandboxMessages,
-  waitingArgumentsMessage,
-} from './sandbox-contract.ts'
 export type { SandboxOutcome } from './worker-protocol.ts'
 
 /**

@@ -129,8 +129,7 @@ function withEvent(hooks: readonly (string | Listener[])[] | undefined, name: st
  * as long as the child lives (reading any of them stays one property load through an accessor).
  */
 export class AgentScope {
-  // `declare`d and assigned in the constructor, in their former order: as parameter properties and
-  // initialized fields each would be defined twice per agent (see HostAgent)
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly agent: Agent
   declare readonly owner: Agent | undefined
   declare readonly callerCtx: Context

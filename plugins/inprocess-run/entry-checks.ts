@@ -104,8 +104,7 @@ export function readStartSeed(options: SubagentStartOptions | undefined): readon
 
 /** A plan whose depth cap only goes down. */
 export class StartPlan implements SubagentPlan {
-  // the public fields are `declare`d and assigned once, in the constructor: as class fields (or
-  // parameter properties) each would first be defined as `undefined`, a cost every start pays
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   /** The request as the entry read it, once: a frozen plain copy whose `parent` is the agent. */
   declare readonly request: Readonly<SubagentStartRequest>
   /** What the entry read of the parent, once: creation takes the child's header and options from it. */

@@ -17,8 +17,7 @@ export type EventFeed = Pick<RunEventSource, 'watch' | 'sessionOf'>
  * (that would give every run a brand slot).
  */
 export class Run implements HandedOffRun {
-  // `declare`d and assigned once in the constructor: as class fields (or parameter properties)
-  // they would first be defined as `undefined`, a cost every start pays
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly result: Promise<SubagentResult>
   declare readonly agent: Agent
   /**

@@ -194,8 +194,7 @@ async function* waitingParts(entry: ScriptedResponse | 'hang', signal: AbortSign
  * promises per part (≈ 1.1 KB a scripted turn).
  */
 class ScriptedStream implements AsyncIterableIterator<StreamPart> {
-  // `private`, `declare`d and assigned in the constructor: `#` fields (and initializers) compile to
-  // an initializer function that every model call would call once more (the stream is internal)
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   private declare readonly take: (request: ModelRequest) => ScriptedResponse | 'hang'
   private declare readonly request: ModelRequest
   /** `null` once the stream is over (or its entry could not be taken). */

@@ -298,7 +298,7 @@ export class Ledger {
     if (!live) counted = record.usage
     else if (record.snapshot) {
       // a reloaded budget wrote what it spent beyond its snapshot into the parent's file when it
-      // went idle: the parent's counts hold that too (session 9's review: counted twice on resume)
+      // went idle: the parent's counts hold that too (counting it again would charge it twice on resume)
       counted = { ...record.snapshot.usage }
       addUsage(counted, continuedUsage(parentAgent.session.events, parentSeed, agent.id))
     } else {

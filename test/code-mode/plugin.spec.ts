@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { ToolExecution } from '../../lib/types.ts'
 import CodeMode, { DEFAULT_MEMORY_BYTES, describeRunCode, MAX_MEMORY_BYTES, liveSandboxWorkers, TOOL_PARAMETERS } from '../../plugins/code-mode/index.ts'
-import { MAX_CALLS_IN_FLIGHT } from '../../plugins/code-mode/sandbox.ts'
+import { MAX_CALLS_IN_FLIGHT } from '../../plugins/code-mode/sandbox-contract.ts'
 import { createHost } from '../support/harness.ts'
 import { createFixture, textOf } from './fixture.ts'
 

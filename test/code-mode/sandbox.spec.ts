@@ -1,5 +1,6 @@
 import { expect } from 'chai'
-import { MAX_CALLS_IN_FLIGHT, MAX_MEMORY_BYTES, runSandboxed, type SandboxBinding, sandboxMessages } from '../../plugins/code-mode/sandbox.ts'
+import { MAX_CALLS_IN_FLIGHT, MAX_MEMORY_BYTES, sandboxMessages } from '../../plugins/code-mode/sandbox-contract.ts'
+import { runSandboxed, type SandboxBinding } from '../../plugins/code-mode/sandbox.ts'
 import '../support/unhandled.ts'
 
 const MiB = 1024 * 1024

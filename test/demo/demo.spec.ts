@@ -7,8 +7,8 @@ import { onlyBlock, readDoc, section } from '../docs/markdown.ts'
 import { type ChatServer, finishChunk, sendStream, startChatServer, textChunk } from '../openai-model/chat-server.ts'
 import { type CliOutcome as Outcome, runCli } from '../support/cli.ts'
 
-/** The README's captured transcript ("The demo"). */
-const captured = onlyBlock(section(readDoc('README.md'), 'The demo'), 'text')
+/** The captured transcript docs/watching.md shows ("The demo"). */
+const captured = onlyBlock(section(readDoc('docs/watching.md'), 'The demo'), 'text')
 
 /**
  * A transcript with its run-dependent parts replaced (ids, whole or cut short, and durations), split into
@@ -138,15 +138,15 @@ describe('the demo (npm start)', function () {
     expect(outcome.stdout).to.include('  │ structured {\n  │              "version": "2.0.0",\n  │              "breaking": true,')
   })
 
-  it("prints the parent's side of the transcript the README shows, ids and durations aside", () => {
+  it("prints the parent's side of the transcript docs/watching.md shows, ids and durations aside", () => {
     expect(normalized(outcome.stdout).parent).to.deep.equal(normalized(captured).parent)
   })
 
-  it("starts and ends the children the README's transcript shows, ids and durations aside", () => {
+  it("starts and ends the children docs/watching.md's transcript shows, ids and durations aside", () => {
     expect(normalized(outcome.stdout).children).to.deep.equal(normalized(captured).children)
   })
 
-  it('keeps demo/TRANSCRIPT.md showing the transcript the README shows', () => {
+  it('keeps demo/TRANSCRIPT.md showing the transcript docs/watching.md shows', () => {
     expect(onlyBlock(readDoc('demo/TRANSCRIPT.md'), 'text')).to.equal(captured)
   })
 

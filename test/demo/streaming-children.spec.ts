@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http'
 import { expect } from 'chai'
 import { Context } from 'cordis'
-import { printTranscript } from '../../demo/transcript.ts'
+import { printTranscript } from '../../plugins/transcript/index.ts'
 import { Host } from '../../plugins/host/index.ts'
 import { InProcessRun } from '../../plugins/inprocess-run/index.ts'
 import { OpenAIModel } from '../../plugins/openai-model/index.ts'

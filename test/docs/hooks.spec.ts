@@ -1,5 +1,5 @@
 /**
- * README's "Hooks (public)" against the events the package declares on cordis's `Events`
+ * docs/host-api.md's "Hooks (public)" against the events the package declares on cordis's `Events`
  * (`declare module 'cordis'` in the plugins): each declared event is documented there, and each
  * hook its table lists is one the package declares.
  */
@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs'
 import { expect } from 'chai'
 import { readDoc, section, tableRows } from './markdown.ts'
 
-const hooks = section(readDoc('README.md'), 'Hooks (public)')
+const hooks = section(readDoc('docs/host-api.md'), 'Hooks (public)')
 
 /** Every event name declared in an `interface Events` block of the plugins' sources. */
 function declaredEvents(): string[] {
@@ -22,7 +22,7 @@ function declaredEvents(): string[] {
   return [...names].sort()
 }
 
-describe('README "Hooks (public)"', () => {
+describe('docs/host-api.md "Hooks (public)"', () => {
   const declared = declaredEvents()
 
   it('documents every event the package declares', () => {

@@ -1,7 +1,8 @@
 /**
- * The README's code, run as written (extracted from README.md at test time, not copied): "Use it",
- * the TypeScript example of "Install", "Typed results", "Watching a run's progress" and the
- * console view of "The demo". Fragments get the names they take for granted from a test host.
+ * The documentation's code, run as written (extracted at test time, not copied): the TypeScript
+ * example of the README's "Install", "Use it" and "Typed results" of docs/host-api.md, "Watching a
+ * run's progress" and the console view of "The demo" of docs/watching.md. Fragments get the names
+ * they take for granted from a test host.
  */
 import { expect } from 'chai'
 import type { Context } from 'cordis'
@@ -13,6 +14,8 @@ import { codeBlocks, onlyBlock, readDoc, section } from './markdown.ts'
 import { runSnippet } from './run-snippet.ts'
 
 const readme = readDoc('README.md')
+const hostApi = readDoc('docs/host-api.md')
+const watching = readDoc('docs/watching.md')
 
 /** The `// main.ts` block of "Install". */
 function mainTs(): string {
@@ -40,10 +43,10 @@ class Capture {
   }
 }
 
-describe('README snippets', () => {
+describe('README and docs snippets', () => {
   describe('"Use it"', () => {
     it('runs as written: the child answers through structured_output and leaves nothing behind', async () => {
-      const { ctx, parent, run, result } = (await runSnippet(onlyBlock(section(readme, 'Use it'), 'ts'), {}, [
+      const { ctx, parent, run, result } = (await runSnippet(onlyBlock(section(hostApi, 'Use it'), 'ts'), {}, [
         'ctx',
         'parent',
         'run',
@@ -83,7 +86,7 @@ describe('README snippets', () => {
       const before = host.snapshot()
       host.scripted.push({ toolCalls: [{ name: 'structured_output', arguments: { verdict: 'hold', notes: ['flaky test'] } }] })
       const { run, structured } = (await runSnippet(
-        onlyBlock(section(readme, 'Typed results'), 'ts'),
+        onlyBlock(section(hostApi, 'Typed results'), 'ts'),
         { ctx: host.root, parent, prompt, signal: AbortSignal.timeout(10_000) },
         ['run', 'structured'],
       )) as { run: SubagentRun; structured: unknown }
@@ -97,7 +100,7 @@ describe('README snippets', () => {
       const before = host.snapshot()
       host.scripted.push({ text: 'reviewed' })
       const { run, result } = (await runSnippet(
-        onlyBlock(section(readme, "Watching a run's progress"), 'ts'),
+        onlyBlock(section(watching, "Watching a run's progress"), 'ts'),
         { ctx: host.root, parent, prompt, signal: AbortSignal.timeout(10_000), console: capture.console },
         ['run', 'result'],
       )) as { run: SubagentRun; result: SubagentResult }
@@ -118,7 +121,7 @@ describe('README snippets', () => {
     it('"The demo": printTranscript prints a run with its hook lines until stopped, and stopping removes its listeners', async () => {
       const capture = new Capture()
       const before = host.snapshot()
-      const demo = section(readme, 'The demo')
+      const demo = section(watching, 'The demo')
       const { stop } = (await runSnippet(
         onlyBlock(demo, 'ts'),
         { ctx: host.root, process: { stdout: capture.stream } },

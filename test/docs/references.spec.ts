@@ -11,7 +11,10 @@ const scripts = (JSON.parse(readDoc('package.json')) as { scripts: Record<string
 const plugins = readdirSync(new URL('../../plugins/', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => `plugins/${entry.name}/README.md`)
-const docs = ['README.md', 'docs/benchmarks.md', 'docs/approval-answerers.md', 'demo/TRANSCRIPT.md', 'test/reliability/README.md', ...plugins]
+const topics = readdirSync(new URL('../../docs/', import.meta.url))
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => `docs/${name}`)
+const docs = ['README.md', ...topics, 'demo/TRANSCRIPT.md', 'test/reliability/README.md', ...plugins]
 const repoRoots = ['cordis-glue', 'lib', 'plugins', 'test', 'bench', 'bin', 'demo', 'scripts', 'locales', 'docs']
 
 const exists = (path: string) => existsSync(new URL(`../../${path}`, import.meta.url))

@@ -500,7 +500,7 @@ describe('agent.ctx (SPEC §1.3)', () => {
 
 describe('agents.create: late setups, bad signals and deep seeds (found by the reliability suites)', () => {
   it('refuses a registration from a setup that outlived its aborted creation', async () => {
-    // was: the late registration landed in the rolled-back agent's tables
+    // guards against what happened without it: the late registration landed in the rolled-back agent's tables
     const host = await scene()
     const baseline = host.snapshot()
     const controller = new AbortController()
@@ -529,7 +529,7 @@ describe('agents.create: late setups, bad signals and deep seeds (found by the r
   })
 
   it('rejects a create signal that is not an AbortSignal with a clear TypeError', async () => {
-    // was: `signal.removeEventListener is not a function`, from deep inside the transaction
+    // guards against what happened without it: `signal.removeEventListener is not a function`, from deep inside the transaction
     const host = await scene()
     const error = await rejectionOf(host.root.agents.create({ signal: { aborted: false } as never, setup() {} }))
     expect(error).to.be.instanceOf(TypeError)
@@ -537,7 +537,7 @@ describe('agents.create: late setups, bad signals and deep seeds (found by the r
   })
 
   it('names the nesting limit when seed data is JSON but too deep', async () => {
-    // was: `session seed event 0 data must be JSON data`, for data that is JSON
+    // guards against what happened without it: `session seed event 0 data must be JSON data`, for data that is JSON
     const host = await scene()
     const error = await rejectionOf(host.root.agents.create({ seed: [{ seq: 0, type: 'note', data: nested(300) }] }))
     expect(error.message).to.equal('session seed event 0 data must be JSON data nested at most 256 levels deep')

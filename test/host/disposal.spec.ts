@@ -263,7 +263,7 @@ describe('host unload', () => {
 
 describe('agent disposal: registrations through a disposed context (found by the reliability suites)', () => {
   it('refuses scoped registrations through the context of a disposed agent', async () => {
-    // was: a tool or section registered after disposal silently entered the cleared tables
+    // guards against what happened without it: a tool or section registered after disposal silently entered the cleared tables
     const host = await scene()
     const handle = await host.root.agents.create({})
     const ctx = handle.agent.ctx

@@ -28,21 +28,14 @@ describe('agent loop: completed turns (SPEC §1.4)', () => {
 
   it('appends one assistant/delta per streamed text part and joins them in the message', async () => {
     const s = await scene()
-    const unregister = s.root.models.register('chunky', {
-      async *stream(): AsyncIterable<StreamPart> {
-        yield { type: 'text-delta', text: 'one ' }
-        yield { type: 'text-delta', text: 'two' }
-        yield { type: 'finish', reason: 'stop' }
-      },
-    })
-    const { agent } = await s.create({ agentOptions: { provider: 'chunky' } })
+    s.scripted.push({ deltas: ['one ', 'two'] })
+    const { agent } = await s.create()
     await runTurn(agent)
     expect(agent.session.events.filter((event) => event.type === 'assistant/delta').map((event) => event.data)).to.deep.equal([
       { turn: 1, step: 1, text: 'one ' },
       { turn: 1, step: 1, text: 'two' },
     ])
     expect(lastOf(agent, 'assistant/message')).to.deep.equal({ turn: 1, step: 1, content: [{ type: 'text', text: 'one two' }] })
-    unregister()
   })
 
   it('builds the step from the part fields it checked, reading each once', async () => {

@@ -12,7 +12,7 @@ const stored: StoredSession = {
 
 const options = { agentOptions: { provider: 'scripted', model: 'test' } }
 
-describe('agents.resume asks every session store in turn (issue 9)', () => {
+describe('agents.resume asks every session store in turn', () => {
   it('asks a second store when the first one answers asynchronously that it does not hold the session', async () => {
     const s = await scene()
     const asked: string[] = []

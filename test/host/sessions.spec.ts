@@ -374,7 +374,7 @@ describe('seeded sessions (SPEC §1.2)', () => {
   }
 })
 
-describe('session.append validation (issue 9)', () => {
+describe('session.append validation', () => {
   function nested(levels: number): unknown {
     let value: unknown = 1
     for (let i = 0; i < levels; i++) value = { next: value }

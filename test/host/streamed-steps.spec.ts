@@ -37,7 +37,7 @@ function streamThenStop(s: Scene, pieces: readonly string[], end: 'hang' | Error
   })
 }
 
-describe('streamed steps in the session log (issue 15, SPEC §1.2 and §1.4)', () => {
+describe('streamed steps in the session log (SPEC §1.2 and §1.4)', () => {
   it('keeps every event of a long stream at its seq, as observers heard it live', async () => {
     const s = await scene()
     const { agent } = await s.create()

@@ -231,7 +231,7 @@ describe('InProcessRun creation (SPEC §2.2)', () => {
 
 describe('InProcessRun creation: agentOptions keys (found by the reliability suites)', () => {
   it('keeps an own __proto__ key of agentOptions instead of dropping it', async () => {
-    // was: Object.assign ran the __proto__ setter, so the key was lost (and the options' prototype replaced)
+    // guards against what happened without it: Object.assign ran the __proto__ setter, so the key was lost (and the options' prototype replaced)
     const host = await createDriverHost()
     const request = host.request
     host.scripted.push({ text: 'ok' })

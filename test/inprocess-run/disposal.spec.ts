@@ -136,7 +136,7 @@ describe('DepthPolicy (SPEC §4)', () => {
 
 describe('InProcessRun ownership: a parent disposed at publication (found by the reliability suites)', () => {
   it('settles a run as aborted when its parent is disposed as the child is published', async () => {
-    // was: run.result rejected with `agent "<id>" is disposed`, as if the driver had failed
+    // guards against what happened without it: run.result rejected with `agent "<id>" is disposed`, as if the driver had failed
     const host = await scene({ plugins: [InProcessRun] })
     const baseline = host.snapshot()
     const parent = await host.root.agents.create({ agentOptions: { provider: 'scripted', model: 'test' } })

@@ -188,7 +188,7 @@ describe('InProcessRun entry: prepare listeners and prompt blocks (found by the 
   })
 
   it('rejects a prompt block with a non-string text at entry', async () => {
-    // was: accepted, and recorded in the session log as a number
+    // guards against what happened without it: accepted, and recorded in the session log as a number
     const host = await createDriverHost()
     const request = host.request
     const error = await rejectionOf(host.root.inprocessRun.spawn(request({ prompt: [{ type: 'text', text: 5 }] as never })))
@@ -196,7 +196,7 @@ describe('InProcessRun entry: prepare listeners and prompt blocks (found by the 
   })
 
   it('drives the run with the signal it checked when a getter answers differently on later reads', async () => {
-    // was: the creation and the handoff read the field again; a later answer that is no signal
+    // guards against what happened without it: the creation and the handoff read the field again; a later answer that is no signal
     // rejected the start, and after publication left the child live with no run to dispose it
     const host = await createDriverHost()
     const checked = new AbortController()

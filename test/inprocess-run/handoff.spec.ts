@@ -213,7 +213,7 @@ describe('InProcessRun observer events', () => {
 
 describe('InProcessRun driving through faulty adapters, tools and listeners (found by the reliability suites)', () => {
   it('ends the turn error when an adapter reports BigInt usage, instead of rejecting run.result', async () => {
-    // was: readResult summed the BigInt and threw, so run.result rejected with a TypeError
+    // guards against what happened without it: readResult summed the BigInt and threw, so run.result rejected with a TypeError
     const host = await createDriverHost()
     const request = host.request
     host.root.models.register('odd', {
@@ -231,23 +231,18 @@ describe('InProcessRun driving through faulty adapters, tools and listeners (fou
   })
 
   it('keeps a non-string text delta out of the session log', async () => {
-    // was: `{type: 'text-delta', text: 42}` was appended as is and the run completed with "42"
+    // guards against what happened without it: `{type: 'text-delta', text: 42}` was appended as is and the run completed with "42"
     const host = await createDriverHost()
     const request = host.request
-    host.root.models.register('odd', {
-      async *stream(): AsyncGenerator<StreamPart> {
-        yield { type: 'text-delta', text: 42 as never }
-        yield { type: 'finish', reason: 'stop' }
-      },
-    })
-    const run = await host.root.inprocessRun.spawn(request({ agentOptions: { provider: 'odd' } }))
+    host.scripted.push({ text: 42 as never })
+    const run = await host.root.inprocessRun.spawn(request())
     expect((await settles(run.result, 'run.result')).stopReason).to.equal('error')
     expect(run.agent.session.events.some((event) => event.type === 'assistant/delta')).to.equal(false)
     await run.dispose()
   })
 
   it('awaits an async agent/turn-stop listener instead of treating its promise as a yes', async () => {
-    // was: the pending promise was truthy, so the turn ended completed, and a rejection went unhandled
+    // guards against what happened without it: the pending promise was truthy, so the turn ended completed, and a rejection went unhandled
     const host = await createDriverHost()
     const request = host.request
     host.root.tools.register({ name: 'probe', description: 'Probes.', parameters: { type: 'object' }, execute: () => 'ok' })
@@ -259,7 +254,7 @@ describe('InProcessRun driving through faulty adapters, tools and listeners (fou
   })
 
   it('fails the step clearly when a system-prompt/assemble listener returns a promise', async () => {
-    // was: its rejection went unhandled and the turn failed with "returned no assembly"
+    // guards against what happened without it: its rejection went unhandled and the turn failed with "returned no assembly"
     const host = await createDriverHost()
     const request = host.request
     const broken = async () => {
@@ -274,7 +269,7 @@ describe('InProcessRun driving through faulty adapters, tools and listeners (fou
   })
 
   it('contains a session/event listener that throws an unprintable value', async () => {
-    // was: the host's error sink threw while formatting it, so the append threw inside followup and
+    // guards against what happened without it: the host's error sink threw while formatting it, so the append threw inside followup and
     // left the child running forever (run.dispose() never settled)
     const host = await createDriverHost()
     const request = host.request
@@ -289,7 +284,7 @@ describe('InProcessRun driving through faulty adapters, tools and listeners (fou
   })
 
   it('reports a tool that throws an unprintable value as a tool error', async () => {
-    // was: formatting the error threw, the turn ended error and no tools/result was emitted
+    // guards against what happened without it: formatting the error threw, the turn ended error and no tools/result was emitted
     const host = await createDriverHost()
     const request = host.request
     host.root.tools.register({ name: 'odd', description: 'Throws oddly.', parameters: { type: 'object' }, execute: () => {
@@ -305,7 +300,7 @@ describe('InProcessRun driving through faulty adapters, tools and listeners (fou
   })
 
   it('checks a ToolResult-shaped return before it reaches the session log', async () => {
-    // was: `{isError: false, content: [{type: 'text', text: 1n}]}` was recorded as is, so the log
+    // guards against what happened without it: `{isError: false, content: [{type: 'text', text: 1n}]}` was recorded as is, so the log
     // (and SessionFiles, and the next model request) could not be serialized
     const host = await createDriverHost()
     const request = host.request
@@ -323,7 +318,7 @@ describe('InProcessRun driving through faulty adapters, tools and listeners (fou
   })
 
   it('settles and disposes a run whose prompt block carries a deeply nested extra key', async () => {
-    // was: freezing the nested value overflowed the stack after the turn had started, so the child
+    // guards against what happened without it: freezing the nested value overflowed the stack after the turn had started, so the child
     // stayed running forever and run.dispose() never settled
     const host = await createDriverHost()
     const request = host.request
@@ -335,7 +330,7 @@ describe('InProcessRun driving through faulty adapters, tools and listeners (fou
   })
 
   it('emits no MaxListenersExceededWarning when 30 concurrent runs share one signal', async () => {
-    // was: one abort listener per run (and per creation in its setup window) on the caller's signal
+    // guards against what happened without it: one abort listener per run (and per creation in its setup window) on the caller's signal
     const host = await createDriverHost()
     const request = host.request
     const warnings: Error[] = []

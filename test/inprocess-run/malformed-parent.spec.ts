@@ -111,7 +111,7 @@ describe('InProcessRun entry: a malformed parent or request', () => {
 
 describe('InProcessRun entry: a parent without a session header (found by the reliability suites)', () => {
   it('rejects a parent without a session header as not an agent', async () => {
-    // was: `Cannot read properties of undefined (reading 'delegationDepth')`
+    // guards against what happened without it: `Cannot read properties of undefined (reading 'delegationDepth')`
     const host = await createDriverHost()
     const request = host.request
     const fake = { id: 'fake', followup() {}, options: {}, session: { events: [] } }

@@ -9,7 +9,7 @@ import { hasChromium, type LaunchedBrowser, launchChromium, missingChromiumMessa
 import { createHost, type TestHost } from '../support/harness.ts'
 import '../support/unhandled.ts'
 
-/** `UPDATE_SCREENSHOT=1 npx mocha test/inspector/browser.spec.ts` refreshes the README's image. */
+/** `UPDATE_SCREENSHOT=1 npx mocha test/inspector/browser.spec.ts` refreshes the image of docs/watching.md. */
 const screenshotPath = process.env.UPDATE_SCREENSHOT ? new URL('../../docs/inspector.png', import.meta.url).pathname : undefined
 
 describe('inspector page in a real browser (Chromium)', function () {

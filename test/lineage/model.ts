@@ -1,8 +1,9 @@
 /**
- * A model route for tree scenarios that answers by who is asking, not by arrival order, so the
- * script holds whether sibling calls run one by one or at once.
+ * A script for tree scenarios that answers by who is asking, not by arrival order, so the script
+ * holds whether sibling calls run one by one or at once: a `ScriptedModel` entry for `repeat()`.
  */
-import type { ModelAdapter, ModelRequest, StreamPart } from '../../lib/types.ts'
+import type { ModelRequest } from '../../lib/types.ts'
+import type { ScriptedResponse } from '../../plugins/scripted-model/index.ts'
 
 /** What one agent says: its tool calls on the first request, `text` once it has tool results. */
 export interface Line {
@@ -11,23 +12,22 @@ export interface Line {
 }
 
 /** `lines` is keyed by the agent's label (`root` for the agent without one). */
-export function treeModel(lines: Record<string, Line>): ModelAdapter {
-  return {
-    async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
-      const label = request.agent.session.header.label ?? 'root'
-      const line = lines[label]
-      if (!line) throw new Error(`no line for "${label}"`)
-      const answered = request.messages.some((message) => message.role === 'tool')
-      if (line.calls && !answered) {
-        for (const call of line.calls) {
-          const args = JSON.stringify({ prompt: call.prompt ?? `task for ${call.label}`, label: call.label })
-          yield { type: 'tool-call', id: call.id, name: 'subagent', arguments: args }
-        }
-        yield { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 2 } }
-        return
+export function treeModel(lines: Record<string, Line>): (request: ModelRequest) => ScriptedResponse {
+  return (request) => {
+    const label = request.agent.session.header.label ?? 'root'
+    const line = lines[label]
+    if (!line) throw new Error(`no line for "${label}"`)
+    const answered = request.messages.some((message) => message.role === 'tool')
+    if (line.calls && !answered) {
+      return {
+        toolCalls: line.calls.map((call) => ({
+          id: call.id,
+          name: 'subagent',
+          arguments: JSON.stringify({ prompt: call.prompt ?? `task for ${call.label}`, label: call.label }),
+        })),
+        usage: { inputTokens: 10, outputTokens: 2 },
       }
-      yield { type: 'text-delta', text: line.text }
-      yield { type: 'finish', reason: 'stop', usage: { inputTokens: 10, outputTokens: 1 } }
-    },
+    }
+    return { text: line.text, usage: { inputTokens: 10, outputTokens: 1 } }
   }
 }

@@ -25,8 +25,7 @@ describe('lineage', () => {
 
   beforeEach(async () => {
     host = await createFilesHost(undefined, {}, [InProcessRun, [SubagentTool, {} as SubagentTool.Config]])
-    host.root.models.register(
-      'tree',
+    host.scripted.repeat(
       treeModel({
         root: { calls: [{ id: 'call_a', label: 'alpha' }, { id: 'call_b', label: 'beta' }], text: 'root done' },
         alpha: { calls: [{ id: 'call_a1', label: 'alpha-1' }], text: 'alpha done' },
@@ -37,7 +36,7 @@ describe('lineage', () => {
   })
 
   it('rebuilds the whole tree from a folder of session files alone', async () => {
-    const { agent: root } = await host.create({ agentOptions: { provider: 'tree', model: 'm' } })
+    const { agent: root } = await host.create({ agentOptions: { provider: 'scripted', model: 'm' } })
     root.followup('delegate')
     await root.whenIdle()
     await host.files.flush()
@@ -54,7 +53,7 @@ describe('lineage', () => {
     const infos: SubagentInfo[] = []
     host.on('subagent/start', (info) => void infos.push(info))
     host.on('subagent/end', (info) => void infos.push(info))
-    const { agent: root } = await host.create({ agentOptions: { provider: 'tree', model: 'm' } })
+    const { agent: root } = await host.create({ agentOptions: { provider: 'scripted', model: 'm' } })
     root.followup('delegate')
     await root.whenIdle()
     expect(infos).to.have.length(6)
@@ -67,7 +66,7 @@ describe('lineage', () => {
   })
 
   it('keeps label and callId through a resume', async () => {
-    const { agent: root } = await host.create({ agentOptions: { provider: 'tree', model: 'm' } })
+    const { agent: root } = await host.create({ agentOptions: { provider: 'scripted', model: 'm' } })
     root.followup('delegate')
     await root.whenIdle()
     const childId = (await readdir(host.dir))
@@ -76,7 +75,7 @@ describe('lineage', () => {
       .map((name) => name.slice(0, -'.jsonl'.length))
       .find((id) => id !== root.id && host.root.agents.get(id) === undefined)
     await host.files.flush()
-    const resumed = await host.root.agents.resume(childId!, { agentOptions: { provider: 'tree', model: 'm' } })
+    const resumed = await host.root.agents.resume(childId!, { agentOptions: { provider: 'scripted', model: 'm' } })
     const { label, callId } = resumed.agent.session.header
     // the pair the parent's tool call gave this child, not only a well-formed one (SPEC §10)
     expect([['alpha', 'call_a'], ['alpha-1', 'call_a1'], ['beta', 'call_b']]).to.deep.include([label, callId])

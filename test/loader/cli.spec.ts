@@ -387,7 +387,7 @@ Forever.inject = ['agents', 'models']
       `plugins:
   host: { path: ${root}plugins/host/index.ts }
   session-files: { path: ${root}plugins/session-files/index.ts, config: { dir: ${JSON.stringify(join(space.dir, "sessions"))} } }
-  transcript: { path: ${root}demo/transcript.ts }
+  transcript: { path: ${root}plugins/transcript/index.ts }
   forever: { path: ./forever.ts }
 `,
     )

@@ -1,5 +1,5 @@
 /**
- * Fault sweep for background children (SPEC §8.2, issue 10): a parent starts one background child
+ * Fault sweep for background children (SPEC §8.2): a parent starts one background child
  * through the `subagent` tool; the child calls a tool, answers, and its result is delivered to the
  * parent, which answers in turn. A dry run numbers every interruption point on that path (hooks,
  * the tool body, each model call, the parent's session events); then for every point and every

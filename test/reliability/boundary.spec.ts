@@ -1,5 +1,5 @@
 /**
- * Bad input at the boundary (issue 6): every public entry given wrong types, missing fields, huge
+ * Bad input at the boundary: every public entry given wrong types, missing fields, huge
  * and deeply nested values, and prototype-polluting keys. Each gives a clear error; nothing is
  * half-made (the snapshot and the host's state are unchanged) and nothing is lost (what was there
  * before still works, and accepted input arrives whole).

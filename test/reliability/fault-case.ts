@@ -1,6 +1,6 @@
 /**
  * One case of the fault sweep: the probe scene with one action performed at one interruption point,
- * then the teardown and every check issue 6 asks for (see `runCase`).
+ * then the teardown and every check of the suite (see `runCase`).
  */
 import { expect } from 'chai'
 import type { Agent, SubagentResult, SubagentRun } from '../../lib/types.ts'

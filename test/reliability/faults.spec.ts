@@ -1,5 +1,5 @@
 /**
- * Fault injection (issue 6): model adapters that throw, misbehave or never finish; tools that
+ * Fault injection: model adapters that throw, misbehave or never finish; tools that
  * throw, hang or return non-JSON; listeners that throw in every hook, synchronously and
  * asynchronously. Each fault gives a clear error or turn-end reason, and every test ends with the
  * invariants and the leak baseline (the root hook in test/support/unhandled.ts fails the run on an

@@ -1,5 +1,5 @@
 /**
- * Fault sweeps (issue 6). For each scenario, a dry run numbers every interruption point (creation,
+ * Fault sweeps. For each scenario, a dry run numbers every interruption point (creation,
  * setup, publication, each model part, each tool hook and body await, settle, disposal); then, for
  * every point and every action, a fresh run performs the action exactly there and `runCase` checks
  * the outcome, the teardown and the leak baseline. No timers: points are hook calls and awaits.

@@ -48,7 +48,7 @@ async function runTurns(host: FilesHost, count: number): Promise<AgentHandle[]> 
   return handles
 }
 
-describe('SessionFiles open-file bound (issue 9)', () => {
+describe('SessionFiles open-file bound', () => {
   let host: FilesHost | undefined
 
   afterEach(() => {

@@ -100,7 +100,7 @@ describe('agents.resume with SessionFiles', () => {
   }
 })
 
-describe('append validation and the session file (issue 9)', () => {
+describe('append validation and the session file', () => {
   let host: FilesHost
 
   beforeEach(async () => {
@@ -131,7 +131,7 @@ describe('append validation and the session file (issue 9)', () => {
   }
 })
 
-describe('SessionFiles among several session stores (issue 9)', () => {
+describe('SessionFiles among several session stores', () => {
   let first: FilesHost
   let host: FilesHost
 

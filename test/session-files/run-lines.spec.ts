@@ -26,7 +26,7 @@ function piecesOf(n: number): string[] {
   return Array.from({ length: n }, (_, i) => ` t${i}`)
 }
 
-describe('session file run lines (format version 2, issue 15)', () => {
+describe('session file run lines (format version 2)', () => {
   it('reads a run line as one delta event per text, with consecutive seqs', () => {
     const text = encodeHeader(header) + encodeEvent({ seq: 0, type: 'step/start', data: { turn: 1, step: 1 } }) + encodeRun(1, 1, 1, ['a', 'b', 'c'])
     expect(parseSessionFile('s1', text).events).to.deep.equal([
@@ -206,7 +206,7 @@ describe('SessionWriter: held runs', () => {
   })
 })
 
-describe('SessionFiles: streamed steps (issue 15)', () => {
+describe('SessionFiles: streamed steps', () => {
   let host: FilesHost
   beforeEach(async () => {
     host = await createFilesHost()

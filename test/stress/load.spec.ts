@@ -1,5 +1,5 @@
 /**
- * Load (issue 6), not part of the default `npm test`: 10,000 concurrent runs in one process — spawns
+ * Load, not part of the default `npm test`: 10,000 concurrent runs in one process — spawns
  * and forks, some structured, some with a persona and tool filter — held live together inside the
  * model, then seeded-random cancellations (signal aborts, some before the start fulfils) and early
  * disposals. All runs settle with the reason their fate allows; afterwards agents and sessions are

@@ -1,5 +1,5 @@
 /**
- * Open-file limit (issue 9), not part of the default `npm test`: 3,000 concurrent children with
+ * Open-file limit, not part of the default `npm test`: 3,000 concurrent children with
  * `SessionFiles`, in a child process whose descriptor limit is 1,024 (`ulimit -n`, soft and hard,
  * so Node cannot raise it). Every file must hold the header and every event of its session, and
  * every child must resume from it with exactly those events. OPEN_FILES_CHILDREN=<n> changes the

@@ -1,5 +1,5 @@
 /**
- * Hot reload under load (issue 9), part of `npm run test:stress`: thousands of structured runs held
+ * Hot reload under load, part of `npm run test:stress`: thousands of structured runs held
  * live inside the model while `StructuredOutput` is restarted every way a deployment restarts it
  * (a config update, an unload and load, a restart as a dependent of a reloaded `InProcessRun`).
  * Every run must still settle with its own value, the settle listeners must not grow with the

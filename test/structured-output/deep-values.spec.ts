@@ -16,7 +16,7 @@ function sharedEverywhere(levels: number): unknown {
   return Object.freeze({ a: x })
 }
 
-describe('StructuredOutput value depth (issue 9)', () => {
+describe('StructuredOutput value depth', () => {
   it('pins the value depth limit at 64 levels', () => {
     expect(MAX_VALUE_DEPTH).to.equal(64)
   })

@@ -107,7 +107,7 @@ describe('StructuredOutput lifecycle', () => {
     })
   })
 
-  describe('restarting with many live runs (issue 9)', () => {
+  describe('restarting with many live runs', () => {
     const LIVE = 40
 
     /** `subagent/settle` listeners in the root's table. */

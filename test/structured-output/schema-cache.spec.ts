@@ -25,7 +25,7 @@ function countingCache(capacity?: number) {
   return { cache, counts }
 }
 
-describe('SchemaCache (issue 15: one compiled schema per distinct text)', () => {
+describe('SchemaCache (one compiled schema per distinct text)', () => {
   it('gives two equal schema objects one entry, made once', () => {
     const { cache, counts } = countingCache()
     const first = cache.entry(schemaWith('answer'))
@@ -114,7 +114,7 @@ describe('SchemaCache (issue 15: one compiled schema per distinct text)', () => 
   })
 })
 
-describe('StructuredOutput schema sharing (issue 15)', () => {
+describe('StructuredOutput schema sharing', () => {
   it('gives children started with equal schema objects one parameter schema, so one compiled validator', async () => {
     const fixture = await createFixture()
     const { root } = fixture.host

@@ -16,7 +16,7 @@ function execution(name: string, parent?: ToolExecution): ToolExecution {
   })
 }
 
-describe('CaptureState (issue 9: nested captures)', () => {
+describe('CaptureState (nested captures)', () => {
   it('commits a nested capture whose enclosing execution had already succeeded', () => {
     const state = new CaptureState()
     const program = execution('run_code')

@@ -137,16 +137,14 @@ describe('TreeBudget: the concurrency queue (SPEC §9)', () => {
     const { inprocessRun } = fixture.host.root
     const count = 2000
     const order: number[] = []
-    fixture.host.root.models.register('echo', {
-      async *stream(request) {
-        const first = request.messages[0]
-        order.push(Number(first.role === 'user' && first.content[0].type === 'text' ? first.content[0].text : -1))
-        yield { type: 'finish', reason: 'stop' }
-      },
+    fixture.host.scripted.repeat((request) => {
+      const first = request.messages[0]
+      order.push(Number(first.role === 'user' && first.content[0].type === 'text' ? first.content[0].text : -1))
+      return {}
     })
     const runs: Promise<SubagentRun>[] = []
     for (let n = 0; n < count; n++) {
-      const run = inprocessRun.spawn(fixture.request({ prompt: String(n), agentOptions: { provider: 'echo', model: 'm' } }))
+      const run = inprocessRun.spawn(fixture.request({ prompt: String(n), agentOptions: { provider: 'scripted', model: 'm' } }))
       // each run leaves the count when its result settles; disposing it frees the agent too
       runs.push(
         run.then(async (started) => {

@@ -1,5 +1,5 @@
 /**
- * Type tests, checked by `npm run typecheck` (never run): the README's `run.events()` example
+ * Type tests, checked by `npm run typecheck` (never run): the `run.events()` example of docs/watching.md
  * compiles as written, and a run event carries its lineage.
  */
 import type { InProcessRun, RunEvent, SubagentStartRequest } from '../../index.ts'

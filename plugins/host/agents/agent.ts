@@ -85,9 +85,7 @@ class AgentTurn extends TurnState {
 }
 
 export class HostAgent implements RecordedAgent {
-  // the public fields are `declare`d and assigned once, in the constructor, in the order they had
-  // as parameter properties and initialized fields: those compile to an initializer that first
-  // defines each as `undefined`, then the constructor stores it again (see plugins/host/README.md)
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly id: string
   declare readonly session: SessionLog
   declare readonly options: Readonly<AgentOptions>

@@ -70,18 +70,12 @@ export function readCreateOptions(options: unknown, entry: 'create' | 'resume'):
   let key: CreateOptionKey = 'owner'
   try {
     const owner = from.owner
-    key = 'sessionId'
-    const sessionId = from.sessionId
-    key = 'header'
-    const header = from.header
-    key = 'seed'
-    const seed = from.seed
-    key = 'agentOptions'
-    const agentOptions = from.agentOptions
-    key = 'signal'
-    const signal = from.signal
-    key = 'setup'
-    const setup = from.setup
+    key = 'sessionId'; const sessionId = from.sessionId
+    key = 'header'; const header = from.header
+    key = 'seed'; const seed = from.seed
+    key = 'agentOptions'; const agentOptions = from.agentOptions
+    key = 'signal'; const signal = from.signal
+    key = 'setup'; const setup = from.setup
     return { owner, sessionId, header, seed, agentOptions, signal, setup }
   } catch (error) {
     throw new TypeError(`agent ${entry} options ${key} could not be read: ${thrownMessage(error)}`, { cause: error })

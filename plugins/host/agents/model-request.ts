@@ -19,8 +19,7 @@ export class TurnModelRequest implements ModelRequest {
     enumerable: true,
   }
 
-  // `declare`d and assigned in the constructor: as parameter properties each would be defined
-  // twice per request (see HostAgent)
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly agent: Agent
   declare readonly model: string
   declare readonly system: string

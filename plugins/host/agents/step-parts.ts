@@ -52,7 +52,7 @@ function readUsage(usage: unknown, provider: string): Usage | undefined {
  * delta is appended to the session as it is read (`assistant/delta`).
  */
 export class StepParts implements ResultReader {
-  // `declare`d and assigned in the constructor: initialized fields would be defined twice per step
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   private declare readonly provider: string
   private declare readonly session: SessionLog
   private declare readonly turn: number

@@ -16,8 +16,7 @@ export class TurnCancelledError extends SubagentError {
 }
 
 export class TurnState {
-  // the public fields are `declare`d and assigned in the constructor: as a parameter property or an
-  // initialized field each would be defined twice per turn (see HostAgent)
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly turn: number
   /** Set by `cancel`, before anything hears of the abort. */
   declare cause?: CancelCause

@@ -80,8 +80,7 @@ function isDeepFrozen(value: unknown): boolean {
 }
 
 export class SessionLog {
-  // the public fields are `declare`d and assigned in the constructor, in their former order: as a
-  // parameter property or fields each would be defined twice per session (see HostAgent)
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly header: SessionHeader
   readonly #events: SessionEvent[]
   /** Set on publication; until then appends are silent (SPEC §1.3 creation transaction). */

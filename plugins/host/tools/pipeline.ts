@@ -142,8 +142,7 @@ class TurnCallExecution implements ToolExecution {
     enumerable: true,
   }
 
-  // `declare`d and assigned once, in `ToolExecution`'s key order: parameter properties would be
-  // defined as `undefined` first, then assigned, on every tool call
+  // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly token: symbol
   declare readonly callId: string
   declare readonly name: string

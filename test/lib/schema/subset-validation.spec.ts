@@ -11,7 +11,7 @@ function wide(count: number): { type: 'object'; properties: Record<string, { typ
   return { type: 'object', properties }
 }
 
-describe('subset validation (issue 9: large schemas)', () => {
+describe('subset validation (large schemas)', () => {
   afterEach(() => {
     sinon.restore()
   })

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import fc from 'fast-check'
 import { redactSecrets, urlSecrets } from '../../../lib/text/redact.ts'
 
-/** The URL-credentials pattern before session 8, as the reference for what is removed. */
+/** A plain (quadratic on some inputs) URL-credentials pattern, as the reference for what is removed. */
 const formerUrlCredentials = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi
 
 describe('redactSecrets', () => {

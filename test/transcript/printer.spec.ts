@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Session, SessionEvent, SessionHeader, SubagentInfo } from '../../lib/types.ts'
-import { TranscriptPrinter } from '../../demo/transcript.ts'
+import { TranscriptPrinter } from '../../plugins/transcript/index.ts'
 
 function session(id: string, header: Partial<SessionHeader> = {}): Session {
   return { id, header: { id, createdAt: 0, ...header }, events: [], append: () => { throw new Error('read-only') } } as Session

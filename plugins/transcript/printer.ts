@@ -2,10 +2,8 @@
  * The console view of a host: every agent's conversation as it happens — a model's text streamed
  * as its deltas arrive — children indented under their parent by depth, with labels, stop reasons,
  * usage, timing and structured values. It only observes: session events and the driver's
- * `subagent/*` hooks. `printTranscript` attaches it to any context; `Transcript` is the plugin form.
+ * `subagent/*` hooks, fed to it by `printTranscript` or the `Transcript` plugin (`index.ts`).
  */
-import type { Context } from 'cordis'
-import Schema from 'schemastery'
 import type {
   ContentBlock,
   Session,
@@ -14,25 +12,18 @@ import type {
   SubagentResult,
   TurnEndReason,
   Usage,
-} from '../lib/types.ts'
-import type {} from '../plugins/host/index.ts'
-import type {} from '../plugins/inprocess-run/index.ts'
-import { textOf } from '../lib/content.ts'
-import { isKnownEvent } from '../lib/session/session-event.ts'
-import { StreamedLines, type StreamedPiece } from '../lib/text/streamed-lines.ts'
+} from '../../lib/types.ts'
+import type {} from '../host/index.ts'
+import type {} from '../inprocess-run/index.ts'
+import { textOf } from '../../lib/content.ts'
+import { isKnownEvent } from '../../lib/session/session-event.ts'
+import { StreamedLines, type StreamedPiece } from '../../lib/text/streamed-lines.ts'
+import { printable } from '../../lib/text/terminal-text.ts'
+import { diagnosticIn, hasText, type Locale, text } from '../../locales/index.ts'
 import { SharedLine } from './shared-line.ts'
-import { printable } from '../lib/text/terminal-text.ts'
-import { diagnosticIn, hasText, type Locale, localeOption, localizeConfig, text } from '../locales/index.ts'
 
 /** How much the console shows: `quiet` only summaries and errors, `verbose` hook lines too. */
 export type Verbosity = 'quiet' | 'normal' | 'verbose'
-
-declare module 'cordis' {
-  interface Context {
-    /** Set by the CLI's `--quiet` / `--verbose`; console printers follow it when present. */
-    verbosity: { level: Verbosity }
-  }
-}
 
 const LABEL_WIDTH = 11
 
@@ -425,67 +416,3 @@ export class TranscriptPrinter {
     if (shown.length < lines.length) this.#line(depth, '', this.#text('moreLines', { count: lines.length - shown.length }))
   }
 }
-
-/** Where `printTranscript` writes: `process.stdout`, or anything with a `write(text)`. */
-export interface TranscriptOutput {
-  write(text: string): unknown
-}
-
-export interface PrintTranscriptOptions extends Partial<TranscriptOptions> {
-  out: TranscriptOutput
-}
-
-/**
- * Prints the conversations of every agent under `ctx` to `options.out` as they happen (width 100,
- * 14 lines a message unless given). `quiet` prints nothing. Observe-only; returns a function that
- * stops the printing (it also stops when `ctx`'s plugin is unloaded).
- */
-export function printTranscript(ctx: Context, options: PrintTranscriptOptions): () => void {
-  const { out, ...rest } = options
-  const printer = new TranscriptPrinter((text) => out.write(text), { width: 100, maxLines: 14, ...rest })
-  if (rest.verbosity === 'quiet') return () => {}
-  const stops = [
-    ctx.on('session/event', (session, event) => printer.event(session, event)),
-    ctx.on('subagent/start', (info) => printer.start(info, ctx.get('sessions')?.get(info.childId))),
-    // outermost, so the result it sees is final (structured value included)
-    ctx.on(
-      'subagent/settle',
-      async (_result, run, next) => {
-        const result = await next()
-        printer.settled(run.id, result)
-        return result
-      },
-      { prepend: true },
-    ),
-    ctx.on('subagent/end', (info) => printer.end(info)),
-  ]
-  return () => {
-    for (const stop of stops) stop()
-  }
-}
-
-/**
- * Prints the host's conversations to stdout. Follows the CLI's `--quiet` / `--verbose` when its
- * config does not set `verbosity`. Observe-only; unloading it stops the printing.
- */
-export function Transcript(ctx: Context, config: Transcript.Config): void {
-  const verbosity = config.verbosity ?? ctx.get('verbosity')?.level ?? 'normal'
-  printTranscript(ctx, { ...config, verbosity, out: process.stdout })
-}
-
-export namespace Transcript {
-  export const inject = ['sessions']
-  export type Config = TranscriptOptions
-  // field descriptions: `config.transcript` in locales/*.yml
-  export const Config: Schema<Config> = localizeConfig(
-    Schema.object({
-      width: Schema.natural().min(60).default(100),
-      maxLines: Schema.natural().min(2).default(14),
-      locale: localeOption(),
-      verbosity: Schema.union(['quiet', 'normal', 'verbose']),
-    }),
-    'transcript',
-  )
-}
-
-export default Transcript
