@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { Agent } from '../../lib/types.ts'
+import AgentDefinitions from '../../plugins/agent-definitions/index.ts'
 import Approvals from '../../plugins/approvals/index.ts'
 import CodeMode from '../../plugins/code-mode/index.ts'
 import InProcessRun from '../../plugins/inprocess-run/index.ts'
@@ -40,6 +41,23 @@ describe('McpTools: MCP tools go through everything else unchanged', function ()
     expect(result.stopReason).to.equal('completed')
     expect(host.scripted.requests[0]!.tools!.map((tool) => tool.name)).to.deep.equal(['mcp__fx__echo'])
     expect(resultTexts(run.agent)).to.deep.equal(['from the child'])
+    await run.dispose()
+  })
+
+  it("gives a child started from a definition with tools [mcp__fx__*] exactly that server's tools, and none of another server's", async () => {
+    const echoer = { name: 'echoer', description: 'Echoes through the fx server.', tools: ['mcp__fx__*'] }
+    const host = await mcpScene({ servers: { fx: stdioServer(), fy: stdioServer() } }, [InProcessRun, [AgentDefinitions, { dirs: [], watch: false, definitions: [echoer] }]])
+    host.root.tools.register({ name: 'local_note', description: 'A local tool.', parameters: { type: 'object' }, execute: () => 'noted' })
+    const parent = await host.agent()
+    const fx = host.mcpTools().filter((name) => name.startsWith('mcp__fx__'))
+    expect(fx).to.include('mcp__fx__echo')
+    expect(host.mcpTools().some((name) => name.startsWith('mcp__fy__'))).to.equal(true)
+    host.scripted.push({ toolCalls: [{ name: 'mcp__fx__echo', arguments: { text: 'by definition' } }] }, { text: 'done' })
+    const run = await host.root.inprocessRun.spawn({ parent, prompt: 'echo', agent: 'echoer', signal: new AbortController().signal })
+    const result = await run.result
+    expect(result.stopReason).to.equal('completed')
+    expect(host.scripted.requests[0]!.tools!.map((tool) => tool.name)).to.deep.equal(fx)
+    expect(resultTexts(run.agent)).to.deep.equal(['by definition'])
     await run.dispose()
   })
 
