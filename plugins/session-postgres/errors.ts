@@ -29,6 +29,8 @@ export const messages = {
     `schema "${schema}" holds session format version ${version}, newer than this SessionPostgres reads (${known}): upgrade the package`,
   missingTable: (schema: string, table: string) =>
     `schema "${schema}" has a format table but no usable "${table}" table: it was not made by SessionPostgres`,
+  changedWhileResuming: (id: string, loaded: number, stored: number) =>
+    `session "${id}" changed in PostgreSQL while it was being resumed (${loaded} events read, ${stored} stored once its tree's lease was taken): resume it again`,
   unreachable: (reason: string) => `PostgreSQL could not be reached: ${reason}`,
   schemaFailed: (schema: string, reason: string) => `schema "${schema}" could not be prepared: ${reason}`,
   // warnings and errors the plugin logs and carries on

@@ -44,6 +44,12 @@ export class SessionPostgres extends Service {
   private readonly leases: LeaseBook
   /** Session id → root id of its tree, for every session leased or published here. */
   private readonly roots = new Map<string, string>()
+  /**
+   * Sessions read by `load`, with how many events were read: a resume of one of them re-counts
+   * its stored events once its tree's lease is held, since a holder that died between the read
+   * and the lease may have written more, and appending after a stale prefix would lose events.
+   */
+  private readonly loadedCounts = new Map<string, number>()
   private readonly logger: ReturnType<Context['logger']>
   private pool?: PoolLike
   /** The adoption of agents published before this instance; it logs its failures, never rejects. */
@@ -148,6 +154,7 @@ export class SessionPostgres extends Service {
     })
     const stored: StoredSession = { header: buildHeader(header as Record<string, unknown>), events }
     if (disposed) stored.disposed = true
+    this.loadedCounts.set(id, events.length)
     return stored
   }
 
@@ -204,8 +211,35 @@ export class SessionPostgres extends Service {
     return pool
   }
 
-  /** `session/lease`: the root id of the session's tree, then its lease. */
+  /**
+   * `session/lease`: the root id of the session's tree, then its lease; for a session `load` read,
+   * then the check that the store still holds exactly the events read (else a `SessionStoreError`
+   * refuses the resume and the lease taken for it is given back).
+   */
   private lease(session: Session): Promise<void> | void {
+    const held = this.leaseTree(session)
+    const loaded = this.loadedCounts.get(session.id)
+    if (loaded === undefined) return held
+    this.loadedCounts.delete(session.id)
+    return held === undefined ? this.verifyUnchanged(session.id, loaded) : held.then(() => this.verifyUnchanged(session.id, loaded))
+  }
+
+  private async verifyUnchanged(id: string, loaded: number): Promise<void> {
+    const pool = await this.ready
+    let stored: number
+    try {
+      const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.tables.events} WHERE session_id = $1`, [id])
+      stored = rows[0]?.n ?? 0
+    } catch (error) {
+      this.unlease(id)
+      throw new SessionStoreError(messages.unreadable(id, thrownMessage(error)), { cause: error })
+    }
+    if (stored === loaded) return
+    this.unlease(id)
+    throw new SessionStoreError(messages.changedWhileResuming(id, loaded, stored))
+  }
+
+  private leaseTree(session: Session): Promise<void> | void {
     if (this.closed) return
     const { id, parentSession } = session.header
     const root = parentSession === undefined ? id : this.roots.get(parentSession)

@@ -49,6 +49,34 @@ describe('SessionPostgres persistence', () => {
     await host.expectClean()
   })
 
+  it('refuses a resume whose session gained events in the store between its read and its lease, and resumes it whole afterwards', async () => {
+    const host = await createPostgresHost(cluster)
+    const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
+    const { id } = handle.agent
+    handle.agent.session.append('note/kept', { n: 1 })
+    await handle.dispose()
+    await host.store.flush()
+    // another process, holding the tree until it died, wrote one more event after this read
+    const store = host.store as unknown as { load(id: string): Promise<{ events: unknown[] }> }
+    const read = store.load.bind(store)
+    store.load = async (loadedId) => {
+      const stored = await read(loadedId)
+      await query(cluster, `INSERT INTO "${host.schema}".events (session_id, seq, type, data) VALUES ($1, $2, 'note/late', '{}')`, [loadedId, stored.events.length])
+      return stored
+    }
+    const refused = await host.root.agents.resume(id, { agentOptions: scriptedOptions }).then(
+      () => undefined,
+      (error: Error) => error.message,
+    )
+    expect(refused).to.equal(`session "${id}" changed in PostgreSQL while it was being resumed (1 events read, 2 stored once its tree's lease was taken): resume it again`)
+    expect(host.root.agents.get(id)).to.equal(undefined)
+    store.load = read
+    const resumed = await host.root.agents.resume(id, { agentOptions: scriptedOptions })
+    expect(resumed.agent.session.events.map((event) => event.type)).to.deep.equal(['note/kept', 'note/late'])
+    await resumed.dispose()
+    await host.expectClean()
+  })
+
   it('resumes a stored session with the same header and events', async () => {
     const host = await createPostgresHost(cluster)
     host.scripted.push({ text: 'first' }, { text: 'second' })
