@@ -69,6 +69,8 @@ export interface Bench {
   quiesce(): Promise<void>
   /** Spans the full variant's exporter recorded since the last `quiesce()` (0 elsewhere). */
   spansRecorded(): number
+  /** Empties the full variant's span exporter. */
+  dropSpans(): void
 }
 
 export async function setupHost(variant: Variant, options: HostOptions): Promise<Bench> {
@@ -138,7 +140,7 @@ export async function setupHost(variant: Variant, options: HostOptions): Promise
     production.dropSpans()
     await fullGc()
   }
-  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded }
+  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded, dropSpans: production.dropSpans }
 }
 
 /**
