@@ -71,6 +71,8 @@ export interface Bench {
   spansRecorded(): number
   /** Empties the full variant's span exporter. */
   dropSpans(): void
+  /** Files in the full variant's SessionFiles folder (0 elsewhere). */
+  filesWritten(): Promise<number>
 }
 
 export async function setupHost(variant: Variant, options: HostOptions): Promise<Bench> {
@@ -140,7 +142,7 @@ export async function setupHost(variant: Variant, options: HostOptions): Promise
     production.dropSpans()
     await fullGc()
   }
-  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded, dropSpans: production.dropSpans }
+  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded, dropSpans: production.dropSpans, filesWritten: production.filesWritten }
 }
 
 /**
