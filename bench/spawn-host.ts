@@ -10,6 +10,9 @@ import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import { type FullPlugin, fullPluginsAll, loadFullPlugins, unreachable } from './full-host.ts'
 import { fullGc } from './heap.ts'
 import { loadStore, type StoreKind } from './postgres-variant.ts'
+import { median, percentile } from './stats.ts'
+
+export { median, percentile }
 
 export type Variant = 'plain' | 'structured' | 'budget' | 'tracing' | 'inspector' | 'approvals' | 'postgres' | 'full'
 
@@ -37,14 +40,6 @@ export function variantOptions(variant: Variant): HostOptions {
     structured: variant === 'structured',
     ...(variant === 'full' ? { full: fullPluginsAll } : {}),
   }
-}
-
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1]!
-}
-
-export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50)
 }
 
 const outputSchema = {
