@@ -9,26 +9,29 @@ import { type Locale, text } from '../../locales/index.ts'
 export const DELEGATION_SECTION = 'delegation'
 export const DELEGATION_ORDER = 150
 
-/** The section's text for `outlook`, in `locale`; `toolCap` is the tool's own `maxDepth`, if any. */
+/**
+ * The section's text for `outlook`, in `locale`; `toolCap` is the tool's own `maxDepth`, if any.
+ * Rendered on every model request of an agent that sees the tool: no closure, no line list.
+ */
 export function delegationText(outlook: DelegationOutlook, locale: Locale, toolCap?: number): string {
   const cap = Math.min(outlook.depthCap, toolCap ?? Number.POSITIVE_INFINITY)
-  const lines = [text(locale, 'delegation.depth', { depth: String(outlook.depth), child: String(outlook.childDepth) })]
+  const childDepth = outlook.childDepth
+  let section = text(locale, 'delegation.depth', { depth: String(outlook.depth), child: String(childDepth) })
   if (Number.isFinite(cap)) {
-    lines.push(text(locale, 'delegation.cap', { cap: String(cap) }))
-    if (outlook.childDepth >= cap) lines.push(text(locale, 'delegation.lastLevel'))
+    section += `\n${text(locale, 'delegation.cap', { cap: String(cap) })}`
+    if (childDepth >= cap) section += `\n${text(locale, 'delegation.lastLevel')}`
   }
   const { budget } = outlook
   if (budget) {
-    const amount = (value: number) => (Number.isFinite(value) ? String(value) : text(locale, 'delegation.unlimited'))
-    lines.push(
-      text(locale, 'delegation.budget', {
-        tokens: amount(budget.tokens),
-        modelRequests: amount(budget.modelRequests),
-        children: amount(budget.children),
-      }),
-    )
+    const left = { tokens: amount(budget.tokens, locale), modelRequests: amount(budget.modelRequests, locale), children: amount(budget.children, locale) }
+    section += `\n${text(locale, 'delegation.budget', left)}`
   }
-  return lines.join('\n')
+  return section
+}
+
+/** A budget figure as the model reads it: the number, or the locale's word for no limit. */
+function amount(value: number, locale: Locale): string {
+  return Number.isFinite(value) ? String(value) : text(locale, 'delegation.unlimited')
 }
 
 /** Whether the agent could start a child through the tool now (depth cap, budget). */
