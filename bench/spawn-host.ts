@@ -63,11 +63,11 @@ export interface Bench {
   check(result: Awaited<SubagentRun['result']>): void
   /** One BENCH.md cycle; resolves with its duration in µs. The child's absence is checked after timing. */
   cycle(): Promise<number>
-  /** Waits for the session store's writes (if any). */
+  /** Waits for the session store's writes and exports queued spans (if any). */
   flush(): Promise<void>
   /** Outside timed windows: pending writes done, recorded spans dropped, then a full GC. */
   quiesce(): Promise<void>
-  /** Spans the full variant's exporter recorded since the last `quiesce()` (0 elsewhere). */
+  /** Spans the full variant's exporter holds (after `flush()`: every span ended since the last `quiesce()`; 0 elsewhere). */
   spansRecorded(): number
   /** Empties the full variant's span exporter. */
   dropSpans(): void

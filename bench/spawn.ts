@@ -77,13 +77,13 @@ async function runPhase(phase: Phase, variant: Variant): Promise<Record<string, 
   if (phase === 'latency') {
     const count = scale(10000)
     const { sorted, wallMs } = await timedWindow(bench, scale(1000), count)
-    provesProduction(bench, count)
+    await provesProduction(bench, count)
     return { cycle_p50_us: percentile(sorted, 50), cycle_p95_us: percentile(sorted, 95), cycles_per_sec_sequential: count / (wallMs / 1000) }
   }
   if (phase === 'steady') {
     const count = scale(10000)
     const { sorted } = await timedWindow(bench, scale(20000), count)
-    provesProduction(bench, count)
+    await provesProduction(bench, count)
     return { cycle_p50_us_steady: percentile(sorted, 50), cycle_p95_us_steady: percentile(sorted, 95), cycle_p99_us_steady: percentile(sorted, 99) }
   }
   if (phase === 'throughput') {
@@ -134,8 +134,9 @@ async function runPhase(phase: Phase, variant: Variant): Promise<Record<string, 
 }
 
 /** The full variant's production plugins really worked in a timed window of `count` cycles. */
-function provesProduction(bench: Bench, count: number): void {
+async function provesProduction(bench: Bench, count: number): Promise<void> {
   if (variant !== 'full') return
+  await bench.flush()
   // a run span and a chat span per child at least
   const spans = bench.spansRecorded()
   if (spans < 2 * count) throw new Error(`only ${spans} spans were recorded in ${count} cycles`)
