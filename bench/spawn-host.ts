@@ -10,6 +10,9 @@ import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import { type FullPlugin, fullPluginsAll, loadFullPlugins, unreachable } from './full-host.ts'
 import { fullGc } from './heap.ts'
 import { loadStore, type StoreKind } from './postgres-variant.ts'
+import { median, percentile } from './stats.ts'
+
+export { median, percentile }
 
 export type Variant = 'plain' | 'structured' | 'budget' | 'tracing' | 'inspector' | 'approvals' | 'postgres' | 'full'
 
@@ -39,14 +42,6 @@ export function variantOptions(variant: Variant): HostOptions {
   }
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1]!
-}
-
-export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50)
-}
-
 const outputSchema = {
   type: 'object',
   properties: { answer: { type: 'string' } },
@@ -71,6 +66,8 @@ export interface Bench {
   spansRecorded(): number
   /** Empties the full variant's span exporter. */
   dropSpans(): void
+  /** Files in the full variant's SessionFiles folder (0 elsewhere). */
+  filesWritten(): Promise<number>
 }
 
 export async function setupHost(variant: Variant, options: HostOptions): Promise<Bench> {
@@ -140,7 +137,7 @@ export async function setupHost(variant: Variant, options: HostOptions): Promise
     production.dropSpans()
     await fullGc()
   }
-  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded, dropSpans: production.dropSpans }
+  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded, dropSpans: production.dropSpans, filesWritten: production.filesWritten }
 }
 
 /**
