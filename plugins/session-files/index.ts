@@ -9,7 +9,7 @@ import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import type { Agent, Session } from '../../lib/types.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import { isDisposedForGood, type StoredSession } from '../host/index.ts'
+import { isDisposedForGood, listenDirect, type StoredSession } from '../host/index.ts'
 import { messages, SessionFileError } from './errors.ts'
 import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
 import { nodeFileSystem, type SessionFileSystem } from './file-system.ts'
@@ -77,9 +77,11 @@ export class SessionFiles extends Service {
     // a resumed agent gets `create` too: its file holds an earlier state of the same session, which
     // the writer recognises and replaces, so a resume that fails leaves nothing to clean up here
     this.tree = new TreeIndex(this.dir, this.fs, this.gate, (message) => this.logger.warn(message))
-    ctx.on('agent/created', (agent) => this.track(agent.session, 'create'))
-    ctx.on('session/event', (session) => this.writers.get(session.id)?.follow(session))
-    ctx.on('agent/disposed', (agent) => {
+    // once or more per event of every agent: entered straight into the listener table, sparing each
+    // call cordis's reflection wrapper
+    listenDirect(ctx, 'agent/created', (agent) => this.track(agent.session, 'create'))
+    listenDirect(ctx, 'session/event', (session) => this.writers.get(session.id)?.follow(session))
+    listenDirect(ctx, 'agent/disposed', (agent) => {
       this.untrack(agent)
       if (isSafeSessionId(agent.id)) this.marker(agent.id, () => this.tree.markDisposed(agent.id))
     })
