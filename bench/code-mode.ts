@@ -10,6 +10,7 @@ import CodeMode, { runSandboxed, SandboxPool } from '../plugins/code-mode/index.
 import { Host } from '../plugins/host/index.ts'
 import type { Agent } from '../lib/types.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { percentile } from './stats.ts'
 
 const quick = process.argv.includes('--quick')
 const warmup = quick ? 20 : 200
@@ -17,9 +18,6 @@ const count = quick ? 100 : 2000
 const log = (message: string) => process.stderr.write(`${message}\n`)
 
 /** Percentile p of sorted samples, as BENCH.md defines it. */
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1]!
-}
 
 async function call(root: Context, agent: Agent, code: string, expected: unknown): Promise<void> {
   const result = await root.tools.execute({ name: 'run_code', arguments: { code }, agent })

@@ -24,6 +24,7 @@ import { getHeapSpaceStatistics } from 'node:v8'
 import { benchCycle } from './cycle.ts'
 import { fullGc } from './heap.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { median } from './stats.ts'
 
 const args = process.argv.slice(2)
 const profileFile = args.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length)
@@ -38,10 +39,6 @@ function oldSpaceUsed(): number {
   return getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.ceil(sorted.length / 2) - 1]
-}
 
 async function main(): Promise<void> {
   const started = performance.now()

@@ -12,15 +12,12 @@ import InProcessRun from '../plugins/inprocess-run/index.ts'
 import SubagentTool from '../plugins/subagent-tool/index.ts'
 import { fullGc } from './heap.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { median } from './stats.ts'
 
 const quick = process.argv.includes('--quick')
 const rounds = quick ? 2 : 5
 const log = (message: string) => process.stderr.write(`${message}\n`)
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.ceil(sorted.length / 2) - 1]
-}
 
 const usage = { inputTokens: 16, outputTokens: 1 }
 

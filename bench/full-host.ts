@@ -9,7 +9,7 @@ import { mkdtemp, readdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { trace } from '@opentelemetry/api'
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { Context } from 'cordis'
 
 export const fullPluginsAll = ['structured-output', 'depth-policy', 'tree-budget', 'session-files', 'subagent-tool', 'tracing'] as const
@@ -18,19 +18,22 @@ export type FullPlugin = (typeof fullPluginsAll)[number]
 /** TreeBudget limits that are set, so every check runs, and never reached. */
 export const unreachable = { maxConcurrent: 1e9, maxChildren: 1e12, maxTokens: 1e12, maxModelRequests: 1e12 }
 
-let exporter: InMemorySpanExporter | undefined
+let spans: { exporter: InMemorySpanExporter; provider: BasicTracerProvider } | undefined
 
 /**
- * The process's span exporter, registered once as the global tracer provider's: every span ended
- * is exported at once (`SimpleSpanProcessor`, as the tests use), none sampled away or dropped by
- * a full batch queue.
+ * The process's span pipeline, registered once as the global tracer provider: a
+ * `BatchSpanProcessor` with the SDK's defaults, as a production host configures it (the SDK
+ * recommends `SimpleSpanProcessor` only for tests and debugging), in front of an in-memory
+ * exporter. Nothing is sampled away; a span dropped by a full queue would show in the count the
+ * phases check.
  */
-function spanExporter(): InMemorySpanExporter {
-  if (exporter) return exporter
-  exporter = new InMemorySpanExporter()
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+function spanPipeline(): NonNullable<typeof spans> {
+  if (spans) return spans
+  const exporter = new InMemorySpanExporter()
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] })
   if (!trace.setGlobalTracerProvider(provider)) throw new Error('another global tracer provider is registered')
-  return exporter
+  spans = { exporter, provider }
+  return spans
 }
 
 /** A folder under the system's temp dir, removed when the process exits. */
@@ -41,9 +44,11 @@ async function temporaryDir(): Promise<string> {
 }
 
 export interface ProductionPlugins {
+  /** Waits for SessionFiles' writes and exports the spans still queued. */
   flush(): Promise<void>
   /** Empties the span exporter (it keeps every span it was given). */
   dropSpans(): void
+  /** Spans exported so far (after `flush()`: every span ended). */
   spansRecorded(): number
   /** Files SessionFiles has written (0 without it). */
   filesWritten(): Promise<number>
@@ -64,12 +69,15 @@ export async function loadFullPlugins(root: Context, plugins: readonly FullPlugi
     flushFiles = () => store.flush()
   }
   if (has('subagent-tool')) await root.plugin((await import('../plugins/subagent-tool/index.ts')).default, {})
-  const spans = has('tracing') ? spanExporter() : undefined
-  if (spans) await root.plugin((await import('../plugins/tracing/index.ts')).default, {})
+  const tracing = has('tracing') ? spanPipeline() : undefined
+  if (tracing) await root.plugin((await import('../plugins/tracing/index.ts')).default, {})
   return {
-    flush: flushFiles,
-    dropSpans: () => spans?.reset(),
-    spansRecorded: () => spans?.getFinishedSpans().length ?? 0,
+    flush: async () => {
+      await flushFiles()
+      await tracing?.provider.forceFlush()
+    },
+    dropSpans: () => tracing?.exporter.reset(),
+    spansRecorded: () => tracing?.exporter.getFinishedSpans().length ?? 0,
     filesWritten: async () => (dir ? (await readdir(dir)).length : 0),
   }
 }

@@ -13,6 +13,7 @@ import { Context } from 'cordis'
 import { Host } from '../plugins/host/index.ts'
 import McpTools from '../plugins/mcp-tools/index.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { percentile } from './stats.ts'
 
 const quick = process.argv.includes('--quick')
 const warmup = quick ? 20 : 200
@@ -25,9 +26,6 @@ const server = {
 }
 
 /** Percentile p of sorted samples, as BENCH.md defines it. */
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1]!
-}
 
 async function main(): Promise<void> {
   const started = performance.now()

@@ -18,6 +18,7 @@ import { SessionFiles } from '../plugins/session-files/index.ts'
 import { SessionPostgres } from '../plugins/session-postgres/index.ts'
 import { postgresBinDir, startThrowawayCluster } from '../test/support/postgres.ts'
 import { fullGc } from './heap.ts'
+import { percentile } from './stats.ts'
 
 export type StoreKind = 'postgres' | 'files'
 
@@ -26,9 +27,6 @@ interface CycleBench {
   cycle(): Promise<number>
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1]!
-}
 
 let schemas = 0
 /** Loads the store on `root`; resolves with its flush. */

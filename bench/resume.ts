@@ -15,6 +15,7 @@ import { InProcessRun } from '../plugins/inprocess-run/index.ts'
 import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import { SessionFiles } from '../plugins/session-files/index.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { median } from './stats.ts'
 
 const quick = process.argv.includes('--quick')
 const width = quick ? 10 : 50
@@ -22,10 +23,6 @@ const perChild = 2
 const rounds = quick ? 3 : 9
 const options = { agentOptions: { provider: 'scripted', model: 'bench' } }
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.ceil(sorted.length / 2) - 1]!
-}
 
 async function host(dir: string): Promise<Context> {
   const root = new Context()

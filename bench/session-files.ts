@@ -11,6 +11,7 @@ import { Context } from 'cordis'
 import { Host } from '../plugins/host/index.ts'
 import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import { SessionFiles } from '../plugins/session-files/index.ts'
+import { median } from './stats.ts'
 
 const quick = process.argv.includes('--quick')
 const sequentialEvents = quick ? 500 : 5000
@@ -18,10 +19,6 @@ const concurrentAgents = quick ? 100 : 1000
 const rounds = quick ? 2 : 5
 const log = (message: string) => process.stderr.write(`${message}\n`)
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.ceil(sorted.length / 2) - 1]
-}
 
 async function main(): Promise<void> {
   const started = performance.now()

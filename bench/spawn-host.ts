@@ -10,6 +10,9 @@ import { ScriptedModel } from '../plugins/scripted-model/index.ts'
 import { type FullPlugin, fullPluginsAll, loadFullPlugins, unreachable } from './full-host.ts'
 import { fullGc } from './heap.ts'
 import { loadStore, type StoreKind } from './postgres-variant.ts'
+import { median, percentile } from './stats.ts'
+
+export { median, percentile }
 
 export type Variant = 'plain' | 'structured' | 'budget' | 'tracing' | 'inspector' | 'approvals' | 'postgres' | 'full'
 
@@ -39,14 +42,6 @@ export function variantOptions(variant: Variant): HostOptions {
   }
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1]!
-}
-
-export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50)
-}
-
 const outputSchema = {
   type: 'object',
   properties: { answer: { type: 'string' } },
@@ -63,14 +58,16 @@ export interface Bench {
   check(result: Awaited<SubagentRun['result']>): void
   /** One BENCH.md cycle; resolves with its duration in µs. The child's absence is checked after timing. */
   cycle(): Promise<number>
-  /** Waits for the session store's writes (if any). */
+  /** Waits for the session store's writes and exports queued spans (if any). */
   flush(): Promise<void>
   /** Outside timed windows: pending writes done, recorded spans dropped, then a full GC. */
   quiesce(): Promise<void>
-  /** Spans the full variant's exporter recorded since the last `quiesce()` (0 elsewhere). */
+  /** Spans the full variant's exporter holds (after `flush()`: every span ended since the last `quiesce()`; 0 elsewhere). */
   spansRecorded(): number
   /** Empties the full variant's span exporter. */
   dropSpans(): void
+  /** Files in the full variant's SessionFiles folder (0 elsewhere). */
+  filesWritten(): Promise<number>
 }
 
 export async function setupHost(variant: Variant, options: HostOptions): Promise<Bench> {
@@ -140,7 +137,7 @@ export async function setupHost(variant: Variant, options: HostOptions): Promise
     production.dropSpans()
     await fullGc()
   }
-  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded, dropSpans: production.dropSpans }
+  return { root, parent: handle.agent, runner, request, check, cycle, flush, quiesce, spansRecorded: production.spansRecorded, dropSpans: production.dropSpans, filesWritten: production.filesWritten }
 }
 
 /**

@@ -32,6 +32,7 @@ import { fullGc, heapAfterGc } from './heap.ts'
 import { mainThreadFaults } from './main-thread.ts'
 import { printSummary, runBenchmark } from './report.ts'
 import { scriptedHost } from './scripted-host.ts'
+import { median } from './stats.ts'
 
 const quick = process.argv.includes('--quick')
 const rounds = quick ? 3 : 25
@@ -52,10 +53,6 @@ function mean(values: number[]): number {
   return values.reduce((sum, value) => sum + value, 0) / values.length
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.ceil(sorted.length / 2) - 1]
-}
 
 /** K distinct token-sized strings, as a model's stream would bring them. */
 function pieces(k: number): string[] {

@@ -8,15 +8,12 @@ import type { Context } from 'cordis'
 import type { ModelRequest } from '../lib/types.ts'
 import { printSummary, runBenchmark } from './report.ts'
 import { scriptedHost } from './scripted-host.ts'
+import { median } from './stats.ts'
 
 const quick = process.argv.includes('--quick')
 const count = quick ? 500 : 10000
 const log = (message: string) => process.stderr.write(`${message}\n`)
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.ceil(sorted.length / 2) - 1]
-}
 
 async function measure(label: string, body: () => Promise<void>): Promise<number> {
   log(`bench: ${label}`)

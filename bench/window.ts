@@ -33,6 +33,7 @@ import { benchCycle } from './cycle.ts'
 import { fullGc } from './heap.ts'
 import { mainThreadCpuMs, mainThreadFaults } from './main-thread.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { percentile } from './stats.ts'
 
 const args = process.argv.slice(2)
 const structured = args.includes('--structured')
@@ -59,9 +60,6 @@ interface Block {
   deoptimized?: number
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1]
-}
 
 function sorted(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b)

@@ -91,3 +91,104 @@ function pathOf(path: string, stack: readonly Frame[], key: string | number): st
   for (let i = 1; i < stack.length; i++) at = appendSegment(at, stack[i]!.key!)
   return appendSegment(at, key)
 }
+
+/** Deepest copy `PlainCopies` remembers (the root is level 1): its comparison recurses along the copy. */
+export const REMEMBERED_COPY_DEPTH = 64
+
+/** A remembered copy: a container of it, its own keys (`undefined` for an array), the nodes of its containers. */
+class CopyNode {
+  declare readonly copy: Readonly<Record<string | number, unknown>>
+  declare readonly keys: readonly string[] | undefined
+  /** Per element or key, in order: the node of a copied container, or `undefined` for a kept value. */
+  declare readonly children: readonly (CopyNode | undefined)[]
+
+  constructor(copy: object, keys: readonly string[] | undefined, children: readonly (CopyNode | undefined)[]) {
+    this.copy = copy as Record<string | number, unknown>
+    this.keys = keys
+    this.children = children
+  }
+}
+
+/**
+ * Copies of caller objects handed in again and again (one output schema literal for every start):
+ * `copy(value, path)` is `plainCopy(value, path)`, except that an object whose copy was made here
+ * before, and which still holds the same data (the same own enumerable keys in the same order, the
+ * same scalars by `Object.is`, the same kept objects by identity, arrays of the same length), gets
+ * that same frozen copy back. The comparison reads each property once; an object that changed is
+ * copied afresh (and read again), so what a caller gets is always what was read last. Copies with
+ * a shared subtree or deeper than `REMEMBERED_COPY_DEPTH` are not remembered. Weak: an entry lives
+ * as long as the caller's object. Throws what `plainCopy` throws.
+ */
+export class PlainCopies {
+  readonly #nodes = new WeakMap<object, CopyNode>()
+
+  copy<T>(value: T, path: string): T {
+    if (!isCopied(value)) return value
+    const known = this.#nodes.get(value)
+    if (known !== undefined && holds(value, known)) return known.copy as T
+    const copy = plainCopy(value, path)
+    const node = nodeOf(copy as object, new Set(), 1)
+    if (node === undefined) this.#nodes.delete(value)
+    else this.#nodes.set(value, node)
+    return copy
+  }
+}
+
+/** The node of a frozen copy, or `undefined` when it shares a subtree or is too deep to remember. */
+function nodeOf(copy: object, seen: Set<object>, depth: number): CopyNode | undefined {
+  if (depth > REMEMBERED_COPY_DEPTH || seen.has(copy)) return undefined
+  seen.add(copy)
+  const keys = Array.isArray(copy) ? undefined : Object.keys(copy)
+  const values: readonly unknown[] = keys === undefined ? (copy as unknown[]) : keys.map((key) => (copy as Record<string, unknown>)[key])
+  const children = new Array<CopyNode | undefined>(values.length)
+  for (let i = 0; i < values.length; i++) {
+    const item = values[i]
+    if (!isCopied(item)) continue
+    const child = nodeOf(item, seen, depth + 1)
+    if (child === undefined) return undefined
+    children[i] = child
+  }
+  return new CopyNode(copy, keys, children)
+}
+
+/**
+ * True when `value` (a copied container) still holds the data of `node`'s copy; reads each property
+ * once. A getter that throws is a difference: the fresh copy that follows reads it again and names it.
+ */
+function holds(value: object, node: CopyNode): boolean {
+  const { copy, keys, children } = node
+  if (keys === undefined) {
+    if (!Array.isArray(value) || value.length !== children.length) return false
+    for (let i = 0; i < children.length; i++) {
+      const item = readOrMiss(value, i)
+      if (item === MISS || !sameItem(item, copy[i], children[i])) return false
+    }
+    return true
+  }
+  if (Array.isArray(value)) return false
+  let index = 0
+  for (const key in value) {
+    // an enumerable key someone added to Object.prototype is not the value's own
+    if (!Object.hasOwn(value, key)) continue
+    if (index === keys.length || key !== keys[index]) return false
+    const item = readOrMiss(value, key)
+    if (item === MISS || !sameItem(item, copy[key], children[index])) return false
+    index++
+  }
+  return index === keys.length
+}
+
+function sameItem(item: unknown, copied: unknown, child: CopyNode | undefined): boolean {
+  if (child === undefined) return !isCopied(item) && Object.is(item, copied)
+  return isCopied(item) && holds(item, child)
+}
+
+const MISS = Symbol('unreadable')
+
+function readOrMiss(value: object, key: string | number): unknown {
+  try {
+    return (value as Record<string | number, unknown>)[key]
+  } catch {
+    return MISS
+  }
+}

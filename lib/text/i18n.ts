@@ -33,7 +33,8 @@ export class MissingTextError extends SubagentError {
   }
 }
 
-const placeholder = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g
+/** Splits a template at its placeholders: even indices are literal text, odd ones names. */
+const placeholder = /\{([A-Za-z_][A-Za-z0-9_]*)\}/
 
 /** True for a locale this package ships. */
 export function isLocale(value: unknown): value is Locale {
@@ -46,10 +47,17 @@ export function isLocale(value: unknown): value is Locale {
  * throws `TypeError` `text parameter "<name>" is missing`.
  */
 export function format(template: string, params: TextParams = {}): string {
-  return template.replace(placeholder, (_match, name: string) => {
+  return fill(template.split(placeholder), params)
+}
+
+function fill(parts: readonly string[], params: TextParams): string {
+  let text = parts[0]!
+  for (let index = 1; index < parts.length; index += 2) {
+    const name = parts[index]!
     if (!Object.hasOwn(params, name)) throw new TypeError(`text parameter "${name}" is missing`)
-    return String(params[name])
-  })
+    text += String(params[name]) + parts[index + 1]!
+  }
+  return text
 }
 
 /** The entry at a dotted `key` (`a.b.c`), text or sub-dictionary; `undefined` when absent. */
@@ -63,14 +71,35 @@ export function lookup(dictionary: Dictionary, key: string): string | Dictionary
 }
 
 /**
+ * A dictionary's texts by key, split at their placeholders, found on first use. Keys come from code
+ * and the dictionaries are fixed, so the table stays as small as the set of texts; model-facing
+ * texts (the delegation section, tool results) are rendered on every request.
+ */
+const compiledTexts = new WeakMap<Dictionaries, Map<string, readonly string[] | null>>()
+
+function compiledText(dictionaries: Dictionaries, locale: Locale, key: string): readonly string[] | null {
+  let table = compiledTexts.get(dictionaries)
+  if (!table) compiledTexts.set(dictionaries, (table = new Map()))
+  const entry = `${locale}\u0000${key}`
+  let parts = table.get(entry)
+  if (parts === undefined) {
+    let text = lookup(dictionaries[locale], key)
+    if (typeof text !== 'string') text = lookup(dictionaries[DEFAULT_LOCALE], key)
+    parts = typeof text === 'string' ? text.split(placeholder) : null
+    table.set(entry, parts)
+  }
+  return parts
+}
+
+/**
  * The text at `key` in `locale`, else in `en-US`, formatted with `params`. A key that is absent
- * from both, or names a sub-dictionary, throws `MissingTextError`.
+ * from both, or names a sub-dictionary, throws `MissingTextError`. `dictionaries` must not change
+ * once read: their texts are kept split at their placeholders.
  */
 export function translate(dictionaries: Dictionaries, locale: Locale, key: string, params?: TextParams): string {
-  let text = lookup(dictionaries[locale], key)
-  if (typeof text !== 'string') text = lookup(dictionaries[DEFAULT_LOCALE], key)
-  if (typeof text !== 'string') throw new MissingTextError(key, locale)
-  return format(text, params)
+  const parts = compiledText(dictionaries, locale, key)
+  if (!parts) throw new MissingTextError(key, locale)
+  return fill(parts, params ?? {})
 }
 
 /** The sub-dictionary at `key` of each locale (`{}` where absent), e.g. for schemastery's `Schema.i18n`. */

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
-import { updateInPlace } from '../host/index.ts'
+import { listenDirect, updateInPlace } from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
 
 /**
@@ -16,11 +16,13 @@ export function DepthPolicy(ctx: Context, config: DepthPolicy.Config): void {
   updateInPlace<DepthPolicy.Config>(ctx, (next) => {
     current = next
   })
-  ctx.on('subagent/prepare', (plan) => {
+  // `listenDirect`: both fire on every start or model request, and cordis's listener wrapper costs
+  // more than the listener
+  listenDirect(ctx, 'subagent/prepare', (plan) => {
     plan.capDepth(current.maxDepth)
   })
   // what the model is shown, and whether it sees the delegation tool at all (SPEC §9)
-  ctx.on('subagent/outlook', (outlook) => {
+  listenDirect(ctx, 'subagent/outlook', (outlook) => {
     outlook.capDepth(current.maxDepth)
   })
 }

@@ -7,8 +7,13 @@
 import { approvalPolicyProblems } from '../../lib/approval/policy.ts'
 import { copyContent } from '../../lib/content.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import { plainCopy } from '../../lib/json/plain-copy.ts'
+import { PlainCopies, plainCopy } from '../../lib/json/plain-copy.ts'
 import type { Agent, AgentOptions, ApprovalPolicy, ContentBlock, SubagentStartRequest } from '../../lib/types.ts'
+
+// a caller reuses one schema object for its starts: the same copy each time keeps the schema's
+// checks and compiled validator (cached per schema object by the plugin that serves it) from
+// running again on every start
+const schemaCopies = new PlainCopies()
 
 /** Request fields that only a plugin can serve: unclaimed, they reject the start (step 6). */
 export const capabilityFields = ['outputSchema', 'budget', 'approval'] as const
@@ -156,9 +161,9 @@ export function snapshotRequest(request: SubagentStartRequest): RequestSnapshot 
   const maxDepth = readField(request, 'maxDepth', 'maxDepth')
   if (maxDepth !== undefined) snapshot.maxDepth = maxDepth as number
   if (approval !== undefined) snapshot.approval = approval as ApprovalPolicy
-  for (const field of ['outputSchema', 'budget'] as const) {
-    const value = readField(request, field, field)
-    if (value !== undefined) snapshot[field] = plainCopy(value, `subagent request ${field}`) as never
-  }
+  const outputSchema = readField(request, 'outputSchema', 'outputSchema')
+  if (outputSchema !== undefined) snapshot.outputSchema = schemaCopies.copy(outputSchema, 'subagent request outputSchema') as never
+  const budget = readField(request, 'budget', 'budget')
+  if (budget !== undefined) snapshot.budget = plainCopy(budget, 'subagent request budget') as never
   return { request: Object.freeze(snapshot), parent }
 }

@@ -347,15 +347,8 @@ function connectionOptions(config: SessionPostgres.Config): ConnectionOptions {
 export namespace SessionPostgres {
   export const inject = ['agents']
 
-  export interface Config {
-    /** `postgres://user:password@host:port/database`; else the fields below (and `pg`'s `PG*` environment variables). */
-    connectionString?: string
-    host?: string
-    port?: number
-    user?: string
-    password?: string
-    database?: string
-    ssl?: boolean
+  /** The connection fields as `pg` takes them, passed through (`connectionOptions`). */
+  export interface Config extends Pick<ConnectionOptions, 'connectionString' | 'host' | 'port' | 'user' | 'password' | 'database' | 'ssl'> {
     /** Connections of the pool; default 10 (the lease connection is one more). */
     max?: number
     /** The schema of the tables; default `subagent_inprocess`. */

@@ -27,6 +27,7 @@ export interface ClientLike extends Queryable {
 
 /** The `pg` pool and client options this plugin passes through. */
 export interface ConnectionOptions {
+  /** `postgres://user:password@host:port/database`; else the fields below (and `pg`'s `PG*` environment variables). */
   connectionString?: string
   host?: string
   port?: number

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { rawService, updateInPlace } from '../../cordis-glue/bridge.ts'
+import { listenDirect, rawService, updateInPlace } from '../../cordis-glue/bridge.ts'
 import { thrownMessage } from '../../lib/errors.ts'
 import type { Agent } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
@@ -74,20 +74,24 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   const logger = ctx.logger('subagent-tool')
   // held directly: a background run may report after this plugin was unloaded
   const agents = rawService(ctx.agents)
-  const driver = () => ctx.inprocessRun
+  // held once: each read of a service through the context builds a stack-capturing Error (about
+  // 10 µs), and the driver is asked on every model request of every agent. The plugin restarts
+  // with the driver, so the held one is always the live one
+  const driver = rawService(ctx.inprocessRun)
   const tools = ctx.tools
+  const visibleTools = rawService(tools)
   const report = (error: unknown) => logger.warn(`a background subagent could not be delivered: ${thrownMessage(error)}`)
   // the latest config: the registered tool and the delegation section follow it
   let current = config
   const register = () => {
     const cap = current?.maxDepth
     const locale = current?.locale ?? 'en-US'
-    const agents = driver().catalog()
+    const agents = driver.catalog()
     const description = describeWithAgents(current?.description || text(locale, 'subagentTool.description'), locale, agents)
     return tools.register({
       ...subagentTool({ description, locale, maxDepth: cap, agents, driver, report }),
       // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
-      available: (agent) => canDelegate(driver().outlook(agent), cap),
+      available: (agent) => canDelegate(driver.outlook(agent), cap),
     })
   }
   let unregister = register()
@@ -103,9 +107,9 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   })
   // a resumed tree's background runs that never reached their parents (SPEC §14)
   ctx.on('subagent/resumed', (tree) => deliverAfterResume(tree, { locale: current?.locale ?? 'en-US', report }))
-  ctx.on('system-prompt/assemble', (assembly, { agent }, next) => {
-    const outlook = driver().outlook(agent)
-    if (outlook && tools.get(TOOL_NAME, agent)) {
+  listenDirect(ctx, 'system-prompt/assemble', (assembly, { agent }, next) => {
+    const outlook = driver.outlook(agent)
+    if (outlook && visibleTools.get(TOOL_NAME, agent)) {
       assembly.sections.push({ name: DELEGATION_SECTION, order: DELEGATION_ORDER, text: delegationText(outlook, current?.locale ?? 'en-US', current?.maxDepth) })
     }
     return next()

@@ -83,8 +83,8 @@ export interface ToolOptions {
   maxDepth?: number
   /** The definitions offered as `agent` when the tool was registered (their `background` defaults). */
   agents?: readonly SubagentCatalogEntry[]
-  /** The driver, read at call time. */
-  driver(): InProcessRun
+  /** The driver the calls start their runs with. */
+  driver: InProcessRun
   /** Where a background run's delivery reports a fault that is not the run's own outcome. */
   report(error: unknown): void
 }
@@ -123,7 +123,7 @@ export function subagentTool(options: ToolOptions): ToolDefinition {
       const background = args.background ?? (args.agent !== undefined ? options.agents?.find((entry) => entry.name === args.agent)?.background : undefined)
       if (background) return startInBackground(args, exec, options)
       const request = startRequest(args, exec, exec.signal, options.maxDepth)
-      const run = await startRun(options.driver(), args, request)
+      const run = await startRun(options.driver, args, request)
       try {
         return toToolResult(await run.result, options.locale)
       } finally {
@@ -152,7 +152,7 @@ async function startInBackground(args: SubagentToolArgs, exec: ToolExecution, op
   const unlink = subscribeAbort(turn, () => own.abort(turn.reason))
   let run: SubagentRun
   try {
-    run = await startRun(options.driver(), args, request)
+    run = await startRun(options.driver, args, request)
   } finally {
     unlink()
   }

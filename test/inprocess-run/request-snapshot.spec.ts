@@ -107,4 +107,26 @@ describe('InProcessRun reads a request once (SPEC §2.1 snapshot)', () => {
     await run.result
     await run.dispose()
   })
+  it('hands prepare the same frozen copy of an output schema object reused unchanged, and a fresh one once it changed', async () => {
+    const host = await createDriverHost()
+    const seen: unknown[] = []
+    const dispose = host.on('subagent/prepare', (plan) => {
+      seen.push(plan.request.outputSchema)
+      plan.claim('outputSchema')
+    })
+    const outputSchema = { type: 'object', properties: { answer: { type: 'string' } } }
+    for (let i = 0; i < 3; i++) {
+      if (i === 2) outputSchema.properties.answer.type = 'number'
+      host.scripted.push({ text: 'done' })
+      const run = await host.root.inprocessRun.spawn(host.request({ outputSchema }))
+      await run.result
+      await run.dispose()
+    }
+    expect(seen[0]).to.not.equal(outputSchema)
+    expect(Object.isFrozen((seen[0] as typeof outputSchema).properties.answer)).to.equal(true)
+    expect(seen[1]).to.equal(seen[0])
+    expect(seen[2]).to.not.equal(seen[0])
+    expect(seen[2]).to.deep.equal({ type: 'object', properties: { answer: { type: 'number' } } })
+    dispose()
+  })
 })

@@ -36,16 +36,6 @@ export function fixturePids(): number[] {
   return pids
 }
 
-/** True while `pid` runs. */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 export interface McpHost extends Scene {
   /** The McpTools fiber. */
   mcp: Fiber

@@ -5,7 +5,8 @@
 import { expect } from 'chai'
 import type { ToolResult } from '../../lib/types.ts'
 import McpTools from '../../plugins/mcp-tools/index.ts'
-import { fastConfig, fixturePids, isRunning, mcpScene, mcpToolsOf, stdioServer, until } from './fixture.ts'
+import { isAlive } from '../../plugins/mcp-tools/process-exit.ts'
+import { fastConfig, fixturePids, mcpScene, mcpToolsOf, stdioServer, until } from './fixture.ts'
 
 function textOf(result: ToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
@@ -62,7 +63,7 @@ describe('McpTools: a server over its life', function () {
       'MCP server "fx" stopped: its process exited (stderr: "fixture: crashing on purpose"); its tools are removed until it is back (reconnecting in 50 ms)',
     ])
     await until(() => fixturePids().length === 1 && fixturePids()[0] !== first && host.mcpTools().length === 9)
-    expect(isRunning(first!)).to.equal(false)
+    expect(isAlive(first!)).to.equal(false)
     const echo = await host.root.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'back' } })
     expect(textOf(echo)).to.equal('back')
   })
@@ -99,7 +100,7 @@ describe('McpTools: a server over its life', function () {
     expect(pids).to.have.length(2)
     await host.mcp.dispose()
     host.baseline = host.snapshots[0]!
-    expect(pids.filter(isRunning)).to.deep.equal([])
+    expect(pids.filter(isAlive)).to.deep.equal([])
     expect(mcpToolsOf(host)).to.deep.equal([])
   })
 
@@ -121,7 +122,7 @@ describe('McpTools: a server over its life', function () {
     const reloaded = host.load(McpTools, { ...fastConfig, servers: { fx: stdioServer() } })
     await reloaded
     await host.root.mcpTools.ready()
-    expect(isRunning(old!)).to.equal(false)
+    expect(isAlive(old!)).to.equal(false)
     expect(fixturePids()).to.have.length(1).and.not.include(old)
     expect(mcpToolsOf(host)).to.have.length(9)
   })
@@ -131,7 +132,7 @@ describe('McpTools: a server over its life', function () {
     const [old] = fixturePids()
     await host.mcp.update({ ...fastConfig, servers: { two: stdioServer() } })
     await host.root.mcpTools.ready()
-    expect(isRunning(old!)).to.equal(false)
+    expect(isAlive(old!)).to.equal(false)
     expect(fixturePids()).to.have.length(1)
     expect(host.mcpTools().every((name) => name.startsWith('mcp__two__'))).to.equal(true)
     expect(host.mcpTools()).to.have.length(9)
@@ -145,6 +146,6 @@ describe('McpTools: a server over its life', function () {
     await until(() => fixturePids().length === 1)
     const [pid] = fixturePids()
     await loading.dispose()
-    expect(isRunning(pid!)).to.equal(false)
+    expect(isAlive(pid!)).to.equal(false)
   })
 })

@@ -19,7 +19,8 @@ import { openScopeOf } from '../agent-tables.ts'
 import { HostService } from '../host-service.ts'
 import { type AgentScope, type HookDispatcher, installScoped, type ScopedTool, scopeOf } from '../scope.ts'
 import { isAvailable, isConditional, snapshotOf, toSchema } from './definition.ts'
-import { errorResult, type PipelineContext, runRequest, runTurnCall, type SignalSource } from './pipeline.ts'
+import type { SignalSource } from '../turn-signal.ts'
+import { errorResult, type PipelineContext, runRequest, runTurnCall } from './pipeline.ts'
 import { addGuard, assertFilter, assertGuard, isRestricted, noGuards } from './restrictions.ts'
 
 declare module 'cordis' {

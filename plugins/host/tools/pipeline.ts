@@ -10,13 +10,9 @@ import { formatInvalidArguments, jsonViolations } from '../../../lib/schema/json
 import { redactSecrets } from '../../../lib/text/redact.ts'
 import type { Agent, ApprovalVerdict, ExecuteRequest, PreExecuteDecision, ToolCallBlock, ToolExecution, ToolGuard, ToolResult } from '../../../lib/types.ts'
 import type { AgentScope, HookDispatcher, ScopedTool } from '../scope.ts'
+import { type SignalSource, TurnSignalCarrier } from '../turn-signal.ts'
 
 const neverAborted = new AbortController().signal
-
-/** Where a call of the agent loop finds its signal (the turn's state), read on demand. */
-export interface SignalSource {
-  readonly signal: AbortSignal
-}
 
 /** What one call runs against: its tool as the agent sees it, the agent's scope and guards. */
 export interface PipelineContext {
@@ -128,20 +124,10 @@ function guardDenial(exec: ToolExecution, guards: readonly ToolGuard[]): ToolRes
 }
 
 /**
- * The execution of a call the agent loop made: `signal` is an own, enumerable accessor (so a spread
- * still copies a signal) after the other keys, in `ToolExecution`'s order, reading the turn's
- * signal source on demand. One accessor shared by every execution keeps these objects in V8's fast
- * mode: a getter written in an object literal makes a dictionary-mode object with its own getter
- * closure on every call.
+ * The execution of a call the agent loop made: `signal` (see `TurnSignalCarrier`) comes after the
+ * other keys, in `ToolExecution`'s order, and reads the turn's signal source on demand.
  */
-class TurnCallExecution implements ToolExecution {
-  static readonly #signal: PropertyDescriptor = {
-    get(this: TurnCallExecution): AbortSignal {
-      return this.#source.signal
-    },
-    enumerable: true,
-  }
-
+class TurnCallExecution extends TurnSignalCarrier implements ToolExecution {
   // `declare`d fields, assigned in the constructor: see docs/performance.md, "Declared fields"
   declare readonly token: symbol
   declare readonly callId: string
@@ -150,18 +136,16 @@ class TurnCallExecution implements ToolExecution {
   declare readonly agent: Agent
   /** Always `undefined`: the loop's calls are top level (a nested call goes through `execute`). */
   declare readonly parent: undefined
-  declare readonly signal: AbortSignal
-  readonly #source: SignalSource
 
   constructor(token: symbol, callId: string, name: string, args: unknown, agent: Agent, source: SignalSource) {
+    super(source)
     this.token = token
     this.callId = callId
     this.name = name
     this.args = args
     this.agent = agent
     this.parent = undefined
-    this.#source = source
-    Object.defineProperty(this, 'signal', TurnCallExecution.#signal)
+    this.defineSignal()
   }
 }
 
