@@ -146,7 +146,9 @@ export class ListenerDispatch {
    */
   waterfallAsync<R>(name: string, args: unknown[], core: () => R | Promise<R>, local?: readonly Listener[]): Promise<R> {
     this.observe('waterfall', name, args)
-    return fallAsync(this.listeners(name, local) ?? [], 0, name, args, core)
+    // one listener (a structured child's settle): a literal, not a snapshot through `map`
+    const only = this.only(name, local)
+    return fallAsync(only ? [only] : (this.listeners(name, local) ?? []), 0, name, args, core)
   }
 
   /**

@@ -63,3 +63,23 @@ export function matchesJsonShape(value: unknown, shape: JsonShape): boolean {
   }
   return at === keys.length
 }
+
+/**
+ * True when `value` can never stand for another JSON text than it does now, so it needs no shape
+ * check: a scalar, or a frozen array or plain object whose own properties are all data properties
+ * (no getter) holding such values. Recursive, so for data of bounded depth.
+ */
+export function isFixedJson(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true
+  if (!Object.isFrozen(value)) return false
+  if (!Array.isArray(value)) {
+    const proto: unknown = Object.getPrototypeOf(value)
+    if (proto !== Object.prototype && proto !== null) return false
+  }
+  const descriptors = Object.getOwnPropertyDescriptors(value)
+  for (const key in descriptors) {
+    const descriptor = descriptors[key]!
+    if (!('value' in descriptor) || !isFixedJson(descriptor.value)) return false
+  }
+  return true
+}

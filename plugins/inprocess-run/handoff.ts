@@ -111,7 +111,10 @@ function ignoreRejection(): void {}
 async function drive(run: HandedOffRun, dispatch: Dispatch, ticket: RunTicket | undefined): Promise<SubagentResult> {
   const child = run.agent
   await child.whenIdle()
-  return settle(run, dispatch, readResult(child.session.events, run.seedLength, run.isCancelled, englishDiagnostic), ticket)
+  const settled = settle(run, dispatch, readResult(child.session.events, run.seedLength, run.isCancelled, englishDiagnostic), ticket)
+  // the hook's promise awaited, not returned: an async function adopts a returned promise through
+  // a thenable job, one more promise and two more ticks
+  return settled instanceof Promise ? await settled : settled
 }
 
 async function fail(run: HandedOffRun, dispatch: Dispatch, error: unknown, ticket: RunTicket | undefined): Promise<never> {

@@ -31,7 +31,8 @@ export const messages = {
   alreadyExists: (id: string) => `session file "${id}" already exists; the new session is not persisted`,
   headerUnreadable: (id: string, reason: string) =>
     `session file "${id}" has no readable header and is left out of its tree: ${reason}`,
-  markerFailed: (id: string, reason: string) => `session "${id}" was disposed, but its disposal could not be recorded: ${reason}`,
+  markerNotRemoved: (id: string, reason: string) =>
+    `session "${id}" was resumed, but the disposal marker beside its file could not be removed: ${reason}`,
   writeFailed: (id: string, reason: string) =>
     `session file "${id}" could not be written: ${reason}; later events are not persisted`,
 } as const

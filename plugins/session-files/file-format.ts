@@ -1,20 +1,25 @@
 /**
- * The session file format, version 2 (see README): one JSON value per line, each line ending in
- * `\n`. Line 1 is `{"version":2,"header":{…}}`; every later line is one event `{"seq","type","data"}`
+ * The session file format, version 3 (see README): one JSON value per line, each line ending in
+ * `\n`. Line 1 is `{"version":3,"header":{…}}`; every later line is one event `{"seq","type","data"}`
  * or one run of a step's streamed deltas `{"seq","deltas":{"turn","step","texts"}}` that stands
  * for `texts.length` events from `seq` on; `seq` counts from 0 without gaps. A step's message whose
- * leading text is its deltas' texts joined leaves that text out (`"streamed":true`). Version 1
- * (neither) is still read. Plain code: no I/O here.
+ * leading text is its deltas' texts joined leaves that text out (`"streamed":true`). A disposed
+ * session's file ends with the disposal record `{"disposed":true}`. Versions 2 (no disposal
+ * record) and 1 (no runs either) are still read. Plain code: no I/O here.
  */
 import { streamedDelta } from '../../lib/session/streamed-steps.ts'
 import type { SessionEvent, SessionHeader } from '../../lib/types.ts'
 import { buildHeader } from '../../lib/session/session-header.ts'
 import { messages, SessionFileError } from './errors.ts'
 
-export const formatVersion = 2
+export const formatVersion = 3
 
-/** Versions a reader accepts: version 1 is version 2 without run lines. */
-const readableVersions: readonly unknown[] = [1, 2]
+/** Versions a reader accepts: version 2 is version 3 without the disposal record, version 1 also without runs. */
+const readableVersions: readonly unknown[] = [1, 2, 3]
+
+/** The disposal record, newline included: the last line of a disposed session's file. */
+export const disposalLine = '{"disposed":true}\n'
+const disposalRecord = disposalLine.slice(0, -1)
 
 /** The file name suffix; `<dir>/<id>.jsonl`. */
 export const fileSuffix = '.jsonl'
@@ -130,6 +135,8 @@ export interface ParsedSessionFile {
   events: SessionEvent[]
   /** True when the file ended in a line without its `\n`; that line was dropped. */
   isTorn: boolean
+  /** True when the file ends with the disposal record: the session's agent was disposed. */
+  isDisposed: boolean
 }
 
 function parseJson(text: string): unknown {
@@ -160,12 +167,19 @@ export function parseSessionFile(id: string, text: string): ParsedSessionFile {
   }
   if (!readableVersions.includes(first.version)) throw new SessionFileError(id, messages.unsupportedVersion(id, first.version))
   const hasRuns = first.version !== 1
+  const hasDisposal = first.version === 3
   const header = buildHeader(first.header)
   if (header.id !== id) throw new SessionFileError(id, messages.otherSession(id, header.id))
   const events: SessionEvent[] = []
   let step: StepTexts | undefined
+  let isDisposed = false
   for (let i = 1; i < lines.length; i++) {
     const line = i + 1
+    // the disposal record ends the file: nothing is written after it
+    if (hasDisposal && lines[i] === disposalRecord && i === lines.length - 1) {
+      isDisposed = true
+      break
+    }
     const value = parseJson(lines[i])
     const seq = events.length
     if (hasRuns && isRecord(value) && 'deltas' in value) {
@@ -191,23 +205,24 @@ export function parseSessionFile(id: string, text: string): ParsedSessionFile {
     events.push(event)
     step = followStep(step, event)
   }
-  return { header, events, isTorn: end !== text.length - 1 }
+  return { header, events, isTorn: end !== text.length - 1, isDisposed }
 }
 
 /**
  * True when `text` is the file of an earlier state of this very session: a valid file with the
- * same header whose complete event lines equal the first events of `events` (a torn last line is
- * ignored). Replacing such a file with the session's own snapshot loses nothing: this is how a
- * resumed session, or one read from another store, takes its file back.
+ * header line `headerLine` (as `encodeHeader` writes it) whose complete event lines equal the first
+ * events of `events` (a torn last line and a disposal record are ignored). Replacing such a file
+ * with the session's own snapshot loses nothing: this is how a resumed session, or one read from
+ * another store, takes its file back.
  */
-export function holdsEarlierState(text: string, header: SessionHeader, events: readonly SessionEvent[]): boolean {
+export function holdsEarlierState(text: string, headerLine: string, events: readonly SessionEvent[]): boolean {
   let parsed: ParsedSessionFile
   try {
-    parsed = parseSessionFile(header.id, text)
+    parsed = parseSessionFile((JSON.parse(headerLine) as { header: SessionHeader }).header.id, text)
   } catch {
     return false
   }
-  if (parsed.events.length > events.length || encodeHeader(parsed.header) !== encodeHeader(header)) return false
+  if (parsed.events.length > events.length || encodeHeader(parsed.header) !== headerLine) return false
   for (let i = 0; i < parsed.events.length; i++) {
     if (!isSameEvent(parsed.events[i], events[i])) return false
   }

@@ -3,18 +3,18 @@
  * read back by `ctx.agents.resume(id)`.
  */
 import { mkdir } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import { type Context, type Fiber, Service } from 'cordis'
 import Schema from 'schemastery'
 import { localizeConfig } from '../../locales/index.ts'
 import type { Agent, Session } from '../../lib/types.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import { isDisposedForGood, type StoredSession } from '../host/index.ts'
+import { isDisposedForGood, listenDirect, type StoredSession } from '../host/index.ts'
 import { messages, SessionFileError } from './errors.ts'
 import { assertSessionId, fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
 import { nodeFileSystem, type SessionFileSystem } from './file-system.ts'
 import { OpenFileGate } from './open-file-gate.ts'
-import { SessionWriter, type StartMode } from './session-writer.ts'
+import { SessionWriter, type StartMode, type WriterHooks } from './session-writer.ts'
 import { TreeIndex } from './tree-index.ts'
 
 export { SessionFileError } from './errors.ts'
@@ -36,13 +36,7 @@ const defaultMaxOpenFiles = 32
  * no longer finds it among the live agents. Kept with the fiber, and only for a restart: a final
  * unload (the fiber disposed) hands nothing on.
  */
-const handoffs = new WeakMap<Fiber, readonly Followed[]>()
-
-/** A followed session, and how many of its events its file held when its instance closed. */
-interface Followed {
-  session: Session
-  written: number
-}
+const handoffs = new WeakMap<Fiber, readonly Session[]>()
 
 /**
  * Persists sessions to `<dir>/<id>.jsonl` and answers `session/load` for `agents.resume`.
@@ -61,7 +55,8 @@ export class SessionFiles extends Service {
   private readonly logger: ReturnType<Context['logger']>
   private readonly fiber: Fiber
   private readonly tree: TreeIndex
-  /** Disposal markers being written or removed: `flush()` waits for them too. */
+  private readonly writerHooks: WriterHooks
+  /** Format 2 disposal markers being removed: `flush()` waits for them too. */
   private readonly markers = new Set<Promise<void>>()
   private closed = false
 
@@ -77,12 +72,24 @@ export class SessionFiles extends Service {
     // a resumed agent gets `create` too: its file holds an earlier state of the same session, which
     // the writer recognises and replaces, so a resume that fails leaves nothing to clean up here
     this.tree = new TreeIndex(this.dir, this.fs, this.gate, (message) => this.logger.warn(message))
-    ctx.on('agent/created', (agent) => this.track(agent.session, 'create'))
-    ctx.on('session/event', (session) => this.writers.get(session.id)?.follow(session))
-    ctx.on('agent/disposed', (agent) => {
-      this.untrack(agent)
-      if (isSafeSessionId(agent.id)) this.marker(agent.id, () => this.tree.markDisposed(agent.id))
-    })
+    this.writerHooks = {
+      folder: this.dir.endsWith(sep) ? this.dir : this.dir + sep,
+      ready: this.ready,
+      gate: this.gate,
+      fs: this.fs,
+      onFailure: (failed, error) => this.report(failed, error),
+      onRelease: (released) => {
+        if (this.writers.get(released.id) === released) this.writers.delete(released.id)
+      },
+      // a disposed session resumed on purpose is live again: its file, rewritten, ends without a
+      // disposal record (unless it was disposed again meanwhile), and a format 2 marker beside it goes
+      onResumed: (resumed) => this.marker(resumed.id, () => this.tree.clearDisposed(resumed.id)),
+    }
+    // once or more per event of every agent: entered straight into the listener table, sparing each
+    // call cordis's reflection wrapper
+    listenDirect(ctx, 'agent/created', (agent) => this.track(agent.session, 'create'))
+    listenDirect(ctx, 'session/event', (session) => this.writers.get(session.id)?.follow(session))
+    listenDirect(ctx, 'agent/disposed', (agent) => this.untrack(agent))
     ctx.on('session/load', (id) => this.load(id))
     ctx.on('session/children', (parentId) => this.children(parentId))
     // agents published before this plugin loaded (a hot reload, a late load): the session in
@@ -91,15 +98,13 @@ export class SessionFiles extends Service {
     this.fiber = ctx.fiber
     const handedOff = handoffs.get(this.fiber)
     handoffs.delete(this.fiber)
-    // an agent disposed while this plugin restarted: its complete session replaces its file, once
-    for (const { session, written } of handedOff ?? []) {
-      // nobody heard its `agent/disposed`: its disposal is recorded here
-      if (!this.writers.has(session.id) && ctx.agents.get(session.id)?.session !== session && isSafeSessionId(session.id)) {
-        this.marker(session.id, () => this.tree.markDisposed(session.id))
-      }
-      if (session.events.length === written || this.writers.has(session.id)) continue
+    // an agent disposed while this plugin restarted (nobody heard its last events, nor its
+    // `agent/disposed`): its complete session replaces its file, the disposal record at the end,
+    // in this instance's folder
+    for (const session of handedOff ?? []) {
+      if (this.writers.has(session.id)) continue
       this.track(session, 'replace')
-      this.writers.get(session.id)?.release()
+      this.writers.get(session.id)?.release(true)
     }
     ctx.effect(() => () => this.close(), 'session files')
   }
@@ -121,7 +126,7 @@ export class SessionFiles extends Service {
    */
   async flush(): Promise<void> {
     await Promise.all([...this.writers.values()].map((writer) => writer.flushed()))
-    // read after the writes: a resume's write queues the removal of its marker as it finishes
+    // read after the writes: a resume's write queues the removal of a format 2 marker as it finishes
     await Promise.all(this.markers)
   }
 
@@ -150,10 +155,11 @@ export class SessionFiles extends Service {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionFileError(id, messages.notFound(id))
       throw new SessionFileError(id, messages.unreadable(id, thrownMessage(error)), { cause: error })
     }
-    const { header, events, isTorn } = parseSessionFile(id, text)
+    const { header, events, isTorn, isDisposed } = parseSessionFile(id, text)
     if (isTorn) this.logger.warn(messages.tornTail(id, events.length))
     await Promise.all(this.markers)
-    return (await this.tree.isDisposed(id)) ? { header, events, disposed: true } : { header, events }
+    // a file of format 2 records its disposal as a marker beside it
+    return isDisposed || (await this.tree.hasMarker(id)) ? { header, events, disposed: true } : { header, events }
   }
 
   /** Ids of the sessions being written: published ones, and disposed ones with writes pending. */
@@ -170,20 +176,7 @@ export class SessionFiles extends Service {
     }
     let writer = this.writers.get(id)
     if (!writer) {
-      writer = new SessionWriter(id, join(this.dir, id + fileSuffix), {
-        ready: this.ready,
-        gate: this.gate,
-        fs: this.fs,
-        onFailure: (failed, error) => this.report(failed, error),
-        onRelease: (released) => {
-          if (this.writers.get(released.id) === released) this.writers.delete(released.id)
-        },
-        // a disposed session resumed on purpose is live again: a tree resume may republish it
-        // (unless it was disposed again meanwhile: its marker is being written, and stays)
-        onResumed: (resumed) => {
-          if (resumed.session) this.marker(resumed.id, () => this.tree.clearDisposed(resumed.id))
-        },
-      })
+      writer = new SessionWriter(id, this.writerHooks)
       this.writers.set(id, writer)
     }
     writer.start(session, mode)
@@ -191,14 +184,14 @@ export class SessionFiles extends Service {
 
   private untrack(agent: Agent): void {
     const writer = this.writers.get(agent.id)
-    if (writer && writer.session === agent.session) writer.release()
+    if (writer && writer.session === agent.session) writer.release(true)
   }
 
-  /** Runs a marker write (`flush()` waits for it); a failure is logged, never thrown. */
+  /** Runs a marker removal (`flush()` waits for it); a failure is logged, never thrown. */
   private marker(id: string, write: () => Promise<void>): void {
     const pending: Promise<void> = this.ready
       .then(write)
-      .catch((error: unknown) => this.logger.warn(messages.markerFailed(id, thrownMessage(error))))
+      .catch((error: unknown) => this.logger.warn(messages.markerNotRemoved(id, thrownMessage(error))))
       .finally(() => this.markers.delete(pending))
     this.markers.add(pending)
   }
@@ -215,11 +208,11 @@ export class SessionFiles extends Service {
     // a fiber disposed for good has no next instance: handing off would only keep the sessions
     // alive for as long as anything holds the fiber
     if (!isDisposedForGood(this.fiber)) {
-      const followed: Followed[] = []
-      for (const { session } of this.writers.values()) if (session) followed.push({ session, written: session.events.length })
+      const followed: Session[] = []
+      for (const { session } of this.writers.values()) if (session) followed.push(session)
       handoffs.set(this.fiber, followed)
     }
-    // writes everything seen so far, the held deltas included: `written` is what the file holds
+    // writes everything seen so far, the held deltas included
     await this.flush()
     this.writers.clear()
   }

@@ -1,19 +1,23 @@
 /**
  * One session file's write queue. Writes run one at a time in the order they were queued, so
- * lines never interleave; each waits for a slot of the plugin's shared `OpenFileGate`, and lines
- * queued until its write starts (while it waits for a slot or another write runs) go out with it.
+ * lines never interleave; an idle queue starts on the event loop's next turn, each write waits for
+ * a slot of the plugin's shared `OpenFileGate`, and lines queued until its write starts (until
+ * that turn, while it waits for a slot or another write runs) go out with it: an agent created,
+ * run and disposed within one turn costs its file one write, its disposal record included.
  * A step's streamed deltas are held back and written as one run line once the run ends (another
  * event, a flush, the release, or `maxRunDeltas`): the file stays a prefix of the session, and a
  * crash mid-stream loses the held run, a tail, as a torn line would.
  */
 import { randomUUID } from 'node:crypto'
 import { streamedDelta } from '../../lib/session/streamed-steps.ts'
-import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
+import type { Session, SessionEvent } from '../../lib/types.ts'
 import {
+  disposalLine,
   encodeEvent,
   encodeHeader,
   encodeRun,
   encodeStreamedMessage,
+  fileSuffix,
   followStep,
   holdsEarlierState,
   type StepTexts,
@@ -30,11 +34,15 @@ export type StartMode = 'create' | 'replace'
 
 interface Operation {
   kind: StartMode | 'append'
-  text: string
+  /** The lines; a snapshot's begin with its header line. Encoded to bytes once nothing joins them. */
+  text: string | Buffer
   /** How many queued items (a snapshot, or one event line each) this write completes. */
   units: number
-  /** For a snapshot: its header and first `count` events, to recognise the session's own file. */
-  snapshot?: { header: SessionHeader; events: readonly SessionEvent[]; count: number }
+  /**
+   * For a snapshot of a session that had events: the live list and how many of them the snapshot
+   * holds, to recognise the session's own file (a new session's snapshot has none to keep).
+   */
+  earlier?: { events: readonly SessionEvent[]; count: number }
   /** Its write has started: later lines go into a new operation. */
   isSealed?: boolean
 }
@@ -47,7 +55,10 @@ export const maxRunDeltas = 1000
 /** Streamed deltas of one step not written yet, `seq` on. */
 interface HeldRun { seq: number; turn: number; step: number; texts: string[] }
 
+/** Shared by every writer of one plugin instance. */
 export interface WriterHooks {
+  /** The folder, with a trailing separator: a file's path is this, the id and `.jsonl`. */
+  folder: string
   /** Awaited before the first write (the folder exists). */
   ready: Promise<void>
   /** Shared by every writer of the plugin: bounds the descriptors open at once. */
@@ -65,6 +76,9 @@ export interface WriterHooks {
 }
 
 export class SessionWriter {
+  /** Writers whose idle queue got a write: they start together on the event loop's next turn. */
+  private static starting: SessionWriter[] = []
+
   /** The session whose events this writer follows; `undefined` once released. */
   session?: Session
   private readonly queue: Operation[] = []
@@ -75,12 +89,17 @@ export class SessionWriter {
   private active = false
   private failed = false
   private released = false
-  private waiters: Waiter[] = []
+  private waiters?: Waiter[]
   private held?: HeldRun
   /** The texts of the current step's deltas so far: its message leaves them out when it repeats them. */
   private stepTexts?: StepTexts
 
-  constructor(readonly id: string, readonly path: string, private readonly hooks: WriterHooks) {}
+  constructor(readonly id: string, private readonly hooks: WriterHooks) {}
+
+  /** The session's file; made when needed, not kept by a writer waiting to write. */
+  get path(): string {
+    return this.hooks.folder + this.id + fileSuffix
+  }
 
   /** Queues the header and every event so far; later events come through `follow`. */
   start(session: Session, mode: StartMode): void {
@@ -93,8 +112,8 @@ export class SessionWriter {
     const text = this.encode(encodeHeader(session.header), session, true)
     if (text === undefined) return
     // the live list only grows: its first `count` events are the snapshot's, without a copy
-    const snapshot = { header: session.header, events: session.events, count: session.events.length }
-    this.push({ kind: mode, text, units: 1, snapshot })
+    const count = session.events.length
+    this.push({ kind: mode, text, units: 1, earlier: count ? { events: session.events, count } : undefined })
   }
 
   /** Queues the events of `session` not written yet; ignored for any other session. */
@@ -106,7 +125,7 @@ export class SessionWriter {
 
   private queueAppend(text: string): void {
     const last = this.queue[this.queue.length - 1]
-    if (last?.kind !== 'append' || last.isSealed) {
+    if (!last || last.isSealed || typeof last.text !== 'string') {
       this.push({ kind: 'append', text, units: 1 })
       return
     }
@@ -120,11 +139,19 @@ export class SessionWriter {
     return this.held?.texts.length ?? 0
   }
 
-  /** The session went away: the owner is told once every queued write is done. */
-  release(): void {
+  /**
+   * The session went away: the owner is told once every queued write is done. `isDisposed` (its
+   * agent was disposed) ends the file with the disposal record, unless a failure stopped the file.
+   */
+  release(isDisposed: boolean): void {
     this.writeHeld()
+    if (isDisposed && !this.failed) this.queueAppend(disposalLine)
     this.session = undefined
+    this.stepTexts = undefined
     this.released = true
+    // nothing more joins the lines waiting to be written: as bytes (which the write needs anyway)
+    // they are held outside the JavaScript heap until their turn comes
+    for (const operation of this.queue) if (!operation.isSealed && typeof operation.text === 'string') operation.text = Buffer.from(operation.text)
     if (!this.active) this.hooks.onRelease(this)
   }
 
@@ -132,7 +159,7 @@ export class SessionWriter {
   flushed(): Promise<void> {
     this.writeHeld()
     if (this.done >= this.queued) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push({ target: this.queued, resolve }))
+    return new Promise((resolve) => (this.waiters ??= []).push({ target: this.queued, resolve }))
   }
 
   /** Queues the held run, if any: a flush or the release writes everything seen so far. */
@@ -186,7 +213,13 @@ export class SessionWriter {
     this.queued += operation.units
     if (this.active) return
     this.active = true
-    void this.drain()
+    if (SessionWriter.starting.push(this) === 1) setImmediate(SessionWriter.startAll)
+  }
+
+  private static startAll(): void {
+    const writers = SessionWriter.starting
+    SessionWriter.starting = []
+    for (const writer of writers) void writer.drain()
   }
 
   private async drain(): Promise<void> {
@@ -228,7 +261,7 @@ export class SessionWriter {
   }
 
   /** Replaces the file atomically: a temp file in the same folder, then a rename. */
-  private async replaceWith(text: string): Promise<void> {
+  private async replaceWith(text: string | Buffer): Promise<void> {
     const { fs } = this.hooks
     const temp = `${this.path}.${randomUUID()}.tmp`
     try {
@@ -240,10 +273,11 @@ export class SessionWriter {
     }
   }
 
-  private async holdsEarlierState({ snapshot }: Operation): Promise<boolean> {
-    if (!snapshot) return false
+  private async holdsEarlierState(operation: Operation): Promise<boolean> {
+    const { earlier } = operation
     const text = await this.hooks.fs.read(this.path)
-    return holdsEarlierState(text, snapshot.header, snapshot.events.slice(0, snapshot.count))
+    const lines = operation.text.toString()
+    return holdsEarlierState(text, lines.slice(0, lines.indexOf('\n') + 1), earlier ? earlier.events.slice(0, earlier.count) : [])
   }
 
   /** Stops following the session; `dropQueued` also drops the writes not done yet. */
@@ -259,7 +293,7 @@ export class SessionWriter {
   }
 
   private settle(): void {
-    if (!this.waiters.length) return
+    if (!this.waiters?.length) return
     const done = this.done
     const ready = this.waiters.filter((waiter) => waiter.target <= done)
     if (!ready.length) return

@@ -1,21 +1,25 @@
 /**
  * What a whole-tree resume asks of the folder (SPEC §14): which stored sessions are children of a
- * session (their header's `parentSession`), and which were disposed. A disposal is an empty marker
- * file `<id>.disposed` beside `<id>.jsonl`; the session file itself is never touched.
+ * session (their header's `parentSession`), and which were disposed. A disposal is the file's
+ * last line, the disposal record; a file of format 2 records it as an empty marker file
+ * `<id>.disposed` beside `<id>.jsonl` instead, still read here and lifted by a resume.
  */
 import { join } from 'node:path'
 import { thrownMessage } from '../../lib/errors.ts'
 import type { SessionHeader } from '../../lib/types.ts'
 import { messages } from './errors.ts'
-import { fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
+import { disposalLine, fileSuffix, isSafeSessionId, parseSessionFile } from './file-format.ts'
 import type { SessionFileSystem } from './file-system.ts'
 import type { OpenFileGate } from './open-file-gate.ts'
 
-/** The marker file name suffix: `<dir>/<id>.disposed`. */
+/** The format 2 marker file name suffix: `<dir>/<id>.disposed`. */
 export const disposedSuffix = '.disposed'
 
 /** A header line longer than this is not read for the listing (a header is a few hundred bytes). */
 const maxHeaderBytes = 64 * 1024
+
+/** A disposal record and the end of the line before it: what a disposed session's file ends with. */
+const disposedTail = `\n${disposalLine}`
 
 /** What the listing keeps of a header: headers never change, so each file is read once. */
 interface HeaderEntry {
@@ -34,9 +38,10 @@ export class TreeIndex {
   ) {}
 
   /**
-   * Ids of the stored sessions, not disposed, whose header names `parentId` as `parentSession`,
-   * in creation order as far as the headers tell it: by `createdAt` (milliseconds), then by id. A file whose header line cannot be read is left out with
-   * a warning. Rejects only when the folder cannot be listed.
+   * Ids of the stored sessions, not disposed (no disposal record at the end of the file, no
+   * marker beside it), whose header names `parentId` as `parentSession`, in creation order as far
+   * as the headers tell it: by `createdAt` (milliseconds), then by id. A file whose header line
+   * cannot be read is left out with a warning. Rejects only when the folder cannot be listed.
    */
   async children(parentId: string): Promise<string[]> {
     const names = await this.gate.run(() => this.fs.list(this.dir))
@@ -51,32 +56,32 @@ export class TreeIndex {
       ids.map(async (id) => {
         if (disposed.has(id) || !isSafeSessionId(id)) return
         const entry = await this.#header(id)
-        if (entry?.parentSession === parentId) found.push({ id, ...entry })
+        if (entry?.parentSession === parentId && !(await this.#endsDisposed(id))) found.push({ id, ...entry })
       }),
     )
     found.sort((a, b) => a.createdAt - b.createdAt || compare(a.id, b.id))
     return found.map((entry) => entry.id)
   }
 
-  /** Whether session `id` carries a disposal marker. */
-  isDisposed(id: string): Promise<boolean> {
+  /** Whether session `id` carries a disposal marker (format 2). */
+  hasMarker(id: string): Promise<boolean> {
     return this.gate.run(() => this.fs.exists(this.#markerPath(id)))
   }
 
-  /** Records the disposal of session `id` (an empty marker file; writing it again changes nothing). */
-  markDisposed(id: string): Promise<void> {
-    return this.gate.run(() => this.fs.create(this.#markerPath(id), '')).catch((error: NodeJS.ErrnoException) => {
-      if (error?.code !== 'EEXIST') throw error
-    })
-  }
-
-  /** Removes the disposal marker of session `id` (its agent was resumed on purpose), if any. */
+  /** Removes the format 2 disposal marker of session `id` (its agent was resumed on purpose), if any. */
   clearDisposed(id: string): Promise<void> {
     return this.gate.run(() => this.fs.remove(this.#markerPath(id)))
   }
 
   #markerPath(id: string): string {
     return join(this.dir, id + disposedSuffix)
+  }
+
+  /** Whether the file of session `id` ends with the disposal record; an unreadable one does not. */
+  async #endsDisposed(id: string): Promise<boolean> {
+    const path = join(this.dir, id + fileSuffix)
+    const tail = await this.gate.run(() => this.fs.readTail(path, disposedTail.length)).catch(() => '')
+    return tail === disposedTail
   }
 
   async #header(id: string): Promise<HeaderEntry | null> {

@@ -143,7 +143,11 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     // a schemastery schema is converted first (memoized per schema object)
     if (schema !== undefined) {
       plan.claim('outputSchema', () => {
-        checked.set(plan, schemas.entry(requestedJsonSchema(schema) as JsonSchema).value)
+        const json = requestedJsonSchema(schema) as JsonSchema
+        const definition = schemas.entry(json).value
+        // a fixed schema (the request's frozen snapshot copy) is found again at setup as it was
+        // here; any other may change meanwhile, so the definition it was checked as is kept
+        if (!schemas.isFixed(json)) checked.set(plan, definition)
       })
     }
   })
@@ -154,8 +158,9 @@ export function StructuredOutput(ctx: Context, config: StructuredOutput.Config):
     // the definition this start's entry check chose, even if the caller changed its object since
     // and a later start was checked against the change (a start can wait in TreeBudget's queue);
     // a start checked by an instance unloaded since is checked again here, as its object is now
-    const definition = checked.get(plan) ?? schemas.entry(requestedJsonSchema(schema) as JsonSchema).value
-    checked.delete(plan)
+    let definition = checked.get(plan)
+    if (definition === undefined) definition = schemas.entry(requestedJsonSchema(schema) as JsonSchema).value
+    else checked.delete(plan)
     states.set(child, new CaptureState())
     installCapture(child, definition, shared)
   })

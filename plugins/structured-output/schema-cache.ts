@@ -7,7 +7,7 @@
  * changes its schema object later changes nothing a start already uses. Pure: no cordis.
  */
 import { parseFrozenJson } from '../../lib/json/frozen-json.ts'
-import { type JsonShape, jsonShapeOf, matchesJsonShape } from '../../lib/json/json-shape.ts'
+import { isFixedJson, type JsonShape, jsonShapeOf, matchesJsonShape } from '../../lib/json/json-shape.ts'
 import type { JsonSchema, JsonValue } from '../../lib/types.ts'
 
 /** Distinct schema texts kept at most; the least recently used one goes first. */
@@ -40,6 +40,8 @@ interface Interned<T> {
 export class SchemaCache<T> {
   #byText = new Map<string, Interned<T>>()
   #byObject = new WeakMap<object, Interned<T>>()
+  /** Schema objects that were fixed (`isFixedJson`) when first seen: they cannot change, so no shape check. */
+  #fixed = new WeakMap<object, Interned<T>>()
 
   /**
    * `check` is run on a schema not seen before, or changed since (it throws for a schema that must
@@ -62,6 +64,8 @@ export class SchemaCache<T> {
    * `check` or `make` throw.
    */
   entry(schema: JsonSchema): SchemaEntry<T> {
+    const fixed = this.#fixed.get(schema)
+    if (fixed !== undefined) return fixed.entry
     const known = this.#byObject.get(schema)
     if (known !== undefined && matchesJsonShape(schema, known.shape)) return known.entry
     this.check(schema)
@@ -77,14 +81,25 @@ export class SchemaCache<T> {
       this.#byText.delete(text)
       this.#byText.set(text, interned)
     }
-    this.#byObject.set(schema, interned)
+    // checked JSON data of bounded depth: `isFixedJson` may recurse over it
+    if (isFixedJson(schema)) this.#fixed.set(schema, interned)
+    else this.#byObject.set(schema, interned)
     return interned.entry
+  }
+
+  /**
+   * True when `schema` was deep-frozen data when `entry` first saw it (a frozen snapshot copy): it
+   * cannot change, so `entry` answers it with the same entry until the cache is cleared.
+   */
+  isFixed(schema: JsonSchema): boolean {
+    return this.#fixed.has(schema)
   }
 
   /** Forgets every schema (the plugin unloads); entries already handed out stay valid. */
   clear(): void {
     this.#byText = new Map()
     this.#byObject = new WeakMap()
+    this.#fixed = new WeakMap()
   }
 
   #remember(text: string, interned: Interned<T>): void {

@@ -109,3 +109,38 @@ describe('agent loop: the tool/result of a body whose result reads differently e
     })
   })
 })
+
+describe('agent loop: a call that answers at once (no tick between body and record)', () => {
+  it('records the tool/result of a body that returns at once before a microtask the body queued runs', async () => {
+    const s = await scene()
+    let recordedFirst: boolean | undefined
+    const { agent } = await s.create()
+    s.root.tools.register({
+      ...echo,
+      execute: (args: { text: string }) => {
+        queueMicrotask(() => (recordedFirst = agent.session.events.some((event) => event.type === 'tool/result')))
+        return `echo: ${args.text}`
+      },
+    })
+    s.scripted.push({ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] }, { text: 'done' })
+    await runTurn(agent)
+    expect(recordedFirst).to.equal(true)
+  })
+
+  it('keeps nested calls through tools.execute in flight together: both bodies run before either reports', async () => {
+    const s = await scene()
+    const order: string[] = []
+    s.root.tools.register({
+      ...echo,
+      execute: (args: { text: string }) => {
+        order.push(`body ${args.text}`)
+        return `echo: ${args.text}`
+      },
+    })
+    s.on('tools/result', (exec: ToolExecution) => order.push(`result ${(exec.args as { text: string }).text}`))
+    const { agent } = await s.create()
+    const execute = (text: string) => s.root.tools.execute({ name: 'echo', arguments: { text }, agent })
+    await Promise.all([execute('a'), execute('b')])
+    expect(order).to.deep.equal(['body a', 'body b', 'result a', 'result b'])
+  })
+})

@@ -69,12 +69,10 @@ describe('lineage', () => {
     const { agent: root } = await host.create({ agentOptions: { provider: 'scripted', model: 'm' } })
     root.followup('delegate')
     await root.whenIdle()
+    await host.files.flush()
     const childId = (await readdir(host.dir))
-      // the folder also holds the disposal markers (`<id>.disposed`) of the children the tool disposed
-      .filter((name) => name.endsWith('.jsonl'))
       .map((name) => name.slice(0, -'.jsonl'.length))
       .find((id) => id !== root.id && host.root.agents.get(id) === undefined)
-    await host.files.flush()
     const resumed = await host.root.agents.resume(childId!, { agentOptions: { provider: 'scripted', model: 'm' } })
     const { label, callId } = resumed.agent.session.header
     // the pair the parent's tool call gave this child, not only a well-formed one (SPEC §10)

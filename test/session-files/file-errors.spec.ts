@@ -103,8 +103,8 @@ describe('session file validation on resume', () => {
     ['a first line without a header', () => writeLines(host.dir, 'bad', [{ version: 1 }]), 'session file "bad" line 1 is not a session header'],
     [
       'another format version',
-      () => writeLines(host.dir, 'bad', [{ version: 3, header: { id: 'bad', createdAt: 1 } }]),
-      'session file "bad" has unsupported format version 3',
+      () => writeLines(host.dir, 'bad', [{ version: 4, header: { id: 'bad', createdAt: 1 } }]),
+      'session file "bad" has unsupported format version 4',
     ],
     [
       'the header of another session',

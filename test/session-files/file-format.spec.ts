@@ -3,6 +3,7 @@ import type { SessionHeader } from '../../lib/types.ts'
 import { SessionFileError } from '../../plugins/session-files/errors.ts'
 import {
   assertSessionId,
+  disposalLine,
   encodeEvent,
   encodeHeader,
   holdsEarlierState,
@@ -12,9 +13,9 @@ import {
 
 const header: SessionHeader = Object.freeze({ id: 's1', createdAt: 5, delegationDepth: 2, seedLength: 0 })
 
-describe('session file format, version 2', () => {
-  it('writes the header line as {"version":2,"header":…} with a newline', () => {
-    expect(encodeHeader(header)).to.equal('{"version":2,"header":{"id":"s1","createdAt":5,"delegationDepth":2,"seedLength":0}}\n')
+describe('session file format, version 3', () => {
+  it('writes the header line as {"version":3,"header":…} with a newline', () => {
+    expect(encodeHeader(header)).to.equal('{"version":3,"header":{"id":"s1","createdAt":5,"delegationDepth":2,"seedLength":0}}\n')
   })
 
   it('writes an event as {"seq","type","data"} with a newline', () => {
@@ -34,16 +35,42 @@ describe('session file format, version 2', () => {
   it('reads back what it writes', () => {
     const event = { seq: 0, type: 'user/message', data: { content: [{ type: 'text', text: 'a\nb\u2028c' }] } }
     const parsed = parseSessionFile('s1', encodeHeader(header) + encodeEvent(event))
-    expect(parsed).to.deep.equal({ header, events: [event], isTorn: false })
+    expect(parsed).to.deep.equal({ header, events: [event], isTorn: false, isDisposed: false })
   })
 
   it('reads a file with a header and no events', () => {
-    expect(parseSessionFile('s1', encodeHeader(header))).to.deep.equal({ header, events: [], isTorn: false })
+    expect(parseSessionFile('s1', encodeHeader(header))).to.deep.equal({ header, events: [], isTorn: false, isDisposed: false })
   })
 
   it('drops a last line without its newline and reports the file torn', () => {
     const text = `${encodeHeader(header)}${encodeEvent({ seq: 0, type: 'a', data: 1 })}{"seq":1,"ty`
-    expect(parseSessionFile('s1', text)).to.deep.equal({ header, events: [{ seq: 0, type: 'a', data: 1 }], isTorn: true })
+    expect(parseSessionFile('s1', text)).to.deep.equal({ header, events: [{ seq: 0, type: 'a', data: 1 }], isTorn: true, isDisposed: false })
+  })
+
+  it('reads a disposed session: the disposal record {"disposed":true} ends the file', () => {
+    const event = { seq: 0, type: 'a', data: 1 }
+    expect(disposalLine).to.equal('{"disposed":true}\n')
+    const parsed = parseSessionFile('s1', encodeHeader(header) + encodeEvent(event) + disposalLine)
+    expect(parsed).to.deep.equal({ header, events: [event], isTorn: false, isDisposed: true })
+  })
+
+  it('refuses a disposal record before another line, or in a file of format 2', () => {
+    const event = encodeEvent({ seq: 0, type: 'a', data: 1 })
+    expect(() => parseSessionFile('s1', encodeHeader(header) + disposalLine + event)).to.throw(
+      SessionFileError,
+      'session file "s1" line 2 is not a valid session event',
+    )
+    const formatTwo = `${JSON.stringify({ version: 2, header })}\n`
+    expect(() => parseSessionFile('s1', formatTwo + event + disposalLine)).to.throw(
+      SessionFileError,
+      'session file "s1" line 3 is not a valid session event',
+    )
+  })
+
+  it('reads a file of format 2 as before: no disposal record', () => {
+    const event = { seq: 0, type: 'a', data: 1 }
+    const text = `${JSON.stringify({ version: 2, header })}\n${encodeEvent(event)}`
+    expect(parseSessionFile('s1', text)).to.deep.equal({ header, events: [event], isTorn: false, isDisposed: false })
   })
 
   it('throws SessionFileError with code SESSION_FILE for a malformed file', () => {
@@ -84,16 +111,17 @@ describe('holdsEarlierState', () => {
   ]
   const file = (count: number, tail = '') => encodeHeader(header) + events.slice(0, count).map(encodeEvent).join('') + tail
 
-  it('recognises the file of the same session holding its first events, a torn last line ignored', () => {
-    expect(holdsEarlierState(file(2), header, events)).to.equal(true)
-    expect(holdsEarlierState(file(1, '{"seq":1,"ty'), header, events)).to.equal(true)
-    expect(holdsEarlierState(file(0), header, events)).to.equal(true)
+  it('recognises the file of the same session holding its first events, a torn last line or a disposal record ignored', () => {
+    expect(holdsEarlierState(file(2), encodeHeader(header), events)).to.equal(true)
+    expect(holdsEarlierState(file(1, disposalLine), encodeHeader(header), events)).to.equal(true)
+    expect(holdsEarlierState(file(1, '{"seq":1,"ty'), encodeHeader(header), events)).to.equal(true)
+    expect(holdsEarlierState(file(0), encodeHeader(header), events)).to.equal(true)
   })
 
   it('refuses a file with another header, more events, a different event or no valid format', () => {
-    expect(holdsEarlierState(file(2), { ...header, createdAt: 6 }, events)).to.equal(false)
-    expect(holdsEarlierState(file(2), header, events.slice(0, 1))).to.equal(false)
-    expect(holdsEarlierState(file(1), header, [{ seq: 0, type: 'turn/start', data: { turn: 2, trigger: 'message' } }])).to.equal(false)
-    expect(holdsEarlierState('stored history\n', header, events)).to.equal(false)
+    expect(holdsEarlierState(file(2), encodeHeader({ ...header, createdAt: 6 }), events)).to.equal(false)
+    expect(holdsEarlierState(file(2), encodeHeader(header), events.slice(0, 1))).to.equal(false)
+    expect(holdsEarlierState(file(1), encodeHeader(header), [{ seq: 0, type: 'turn/start', data: { turn: 2, trigger: 'message' } }])).to.equal(false)
+    expect(holdsEarlierState('stored history\n', encodeHeader(header), events)).to.equal(false)
   })
 })

@@ -69,12 +69,17 @@ export async function createFilesHost(
 }
 
 /**
- * The lines a session's file should hold (format version 2): the header line, then one per event,
+ * The lines a session's file should hold (format version 3): the header line, then one per event,
  * except that two or more consecutive `assistant/delta` events of one step share one run line, and
  * a message right after its step's deltas whose leading text is theirs joined leaves it out.
  */
 export function expectedLines(agent: Agent): unknown[] {
-  return [{ version: 2, header: { ...agent.session.header } }, ...expectedEventLines(agent.session.events)]
+  return [{ version: 3, header: { ...agent.session.header } }, ...expectedEventLines(agent.session.events)]
+}
+
+/** The lines of a disposed agent's file: `expectedLines`, then the disposal record. */
+export function expectedDisposedLines(agent: Agent): unknown[] {
+  return [...expectedLines(agent), { disposed: true }]
 }
 
 /** The event lines of `expectedLines`. */

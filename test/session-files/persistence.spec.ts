@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { expect } from 'chai'
 import type { SessionEvent } from '../../lib/types.ts'
 import { SessionFiles } from '../../plugins/session-files/index.ts'
-import { createFilesHost, expectedLines, type FilesHost, nextEvent, scriptedOptions } from './fixture.ts'
+import { createFilesHost, expectedDisposedLines, expectedLines, type FilesHost, nextEvent, scriptedOptions } from './fixture.ts'
 
 describe('SessionFiles persistence', () => {
   let host: FilesHost
@@ -20,7 +20,7 @@ describe('SessionFiles persistence', () => {
     await host.files.flush()
     const text = await host.text(handle.agent.id)
     const header = handle.agent.session.header
-    expect(text.split('\n')[0]).to.equal(`{"version":2,"header":${JSON.stringify(header)}}`)
+    expect(text.split('\n')[0]).to.equal(`{"version":3,"header":${JSON.stringify(header)}}`)
     expect(text.endsWith('\n')).to.equal(true)
     expect(await host.lines(handle.agent.id)).to.deep.equal(expectedLines(handle.agent))
     await handle.dispose()
@@ -56,7 +56,7 @@ describe('SessionFiles persistence', () => {
     })
     await host.files.flush()
     expect(await host.lines(handle.agent.id)).to.deep.equal([
-      { version: 2, header: { ...handle.agent.session.header } },
+      { version: 3, header: { ...handle.agent.session.header } },
       { seq: 0, type: 'note/setup', data: { text: 'before publication' } },
     ])
     await handle.dispose()
@@ -84,12 +84,12 @@ describe('SessionFiles persistence', () => {
     await host.expectClean()
   })
 
-  it('keeps the file when the agent is disposed', async () => {
+  it('keeps the file when the agent is disposed and ends it with the disposal record', async () => {
     const handle = await host.root.agents.create({ agentOptions: scriptedOptions })
     host.scripted.push({ text: 'done' })
     handle.agent.followup('hello')
     await handle.agent.whenIdle()
-    const expected = expectedLines(handle.agent)
+    const expected = expectedDisposedLines(handle.agent)
     await handle.dispose()
     await host.files.flush()
     expect(host.root.sessions.get(handle.agent.id)).to.equal(undefined)
@@ -157,9 +157,9 @@ describe('SessionFiles persistence', () => {
     await host.root.sessionFiles.flush()
     const events = handle.agent.session.events
     expect(events.at(-1)).to.deep.include({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', cause: { kind: 'disposed' } } } })
-    expect(await host.lines(handle.agent.id)).to.deep.equal(expectedLines(handle.agent))
-    expect(host.root.sessionFiles.tracked()).to.deep.equal([])
     // and its disposal, unheard too, is recorded by the new instance
+    expect(await host.lines(handle.agent.id)).to.deep.equal(expectedDisposedLines(handle.agent))
+    expect(host.root.sessionFiles.tracked()).to.deep.equal([])
     expect((await host.root.sessionFiles.load(handle.agent.id)).disposed).to.equal(true)
   })
 

@@ -3,7 +3,7 @@ import { expect } from 'chai'
 import { SubagentError } from '../../lib/errors.ts'
 import type { Agent } from '../../lib/types.ts'
 import { SessionFileError } from '../../plugins/session-files/index.ts'
-import { createFilesHost, expectedLines, type FilesHost, scriptedOptions } from './fixture.ts'
+import { createFilesHost, expectedDisposedLines, expectedLines, type FilesHost, scriptedOptions } from './fixture.ts'
 
 /** Runs one turn on a new agent of `host` and disposes it; returns what its file should hold. */
 async function storeOneTurn(host: FilesHost): Promise<{ agent: Agent; lines: unknown[] }> {
@@ -69,7 +69,7 @@ describe('agents.resume with SessionFiles', () => {
     await handle.agent.whenIdle()
     await handle.dispose()
     await first.files.flush()
-    expect(await first.lines(stored.id)).to.deep.equal(expectedLines(handle.agent))
+    expect(await first.lines(stored.id)).to.deep.equal(expectedDisposedLines(handle.agent))
     expect(first.snapshot()).to.deep.equal(baseline)
     expect(first.files.tracked()).to.deep.equal([])
   })

@@ -43,7 +43,7 @@ describe('session file run lines (format version 2)', () => {
 
   it('drops a torn run line and keeps the events before it', () => {
     const text = `${encodeHeader(header)}${encodeEvent(delta(0, 'a'))}{"seq":1,"deltas":{"turn":1,"step":1,"texts":["b","c`
-    expect(parseSessionFile('s1', text)).to.deep.equal({ header, events: [delta(0, 'a')], isTorn: true })
+    expect(parseSessionFile('s1', text)).to.deep.equal({ header, events: [delta(0, 'a')], isTorn: true, isDisposed: false })
   })
 
   const broken: [string, string, string][] = [
@@ -107,8 +107,8 @@ describe('session file run lines (format version 2)', () => {
     await agent.whenIdle()
     const { events } = agent.session
     const text = encodeHeader(agent.session.header) + events.map((event) => encodeEvent(event)).join('')
-    expect(holdsEarlierState(text, agent.session.header, events)).to.equal(true)
-    expect(holdsEarlierState(text.replace(' t35', ' t3X'), agent.session.header, events)).to.equal(false)
+    expect(holdsEarlierState(text, encodeHeader(agent.session.header), events)).to.equal(true)
+    expect(holdsEarlierState(text.replace(' t35', ' t3X'), encodeHeader(agent.session.header), events)).to.equal(false)
   })
 })
 
@@ -117,16 +117,18 @@ describe('SessionWriter: held runs', () => {
   function recordingWriter(): { writer: SessionWriter; session: Session & { events: SessionEvent[] }; written: string[] } {
     const written: string[] = []
     const fs: SessionFileSystem = {
-      append: async (_path, text) => void written.push(text),
-      create: async (_path, text) => void written.push(text),
+      append: async (_path, text) => void written.push(Buffer.from(text).toString()),
+      create: async (_path, text) => void written.push(Buffer.from(text).toString()),
       rename: async () => {},
       remove: async () => {},
       read: async () => '',
       list: async () => [],
       readHead: async () => '',
+      readTail: async () => '',
       exists: async () => false,
     }
-    const writer = new SessionWriter('s1', '/nowhere/s1.jsonl', {
+    const writer = new SessionWriter('s1', {
+      folder: '/nowhere/',
       ready: Promise.resolve(),
       gate: new OpenFileGate(1),
       fs,
@@ -200,7 +202,7 @@ describe('SessionWriter: held runs', () => {
     const target = recordingWriter()
     add(target, delta(0, 'a'))
     add(target, delta(1, 'b'))
-    target.writer.release()
+    target.writer.release(false)
     await target.writer.flushed()
     expect(target.written.join('')).to.equal(encodeHeader(header) + encodeRun(0, 1, 1, ['a', 'b']))
   })

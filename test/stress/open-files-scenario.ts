@@ -33,7 +33,7 @@ export interface OpenFilesReport {
 
 /** The file lines (format 2) of this scenario's sessions: each message follows its one delta, whose text it leaves out. */
 function linesOf(agent: Agent): string[] {
-  const header = JSON.stringify({ version: 2, header: agent.session.header })
+  const header = JSON.stringify({ version: 3, header: agent.session.header })
   const { events } = agent.session
   return [
     header,

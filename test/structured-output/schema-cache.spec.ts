@@ -42,6 +42,20 @@ describe('SchemaCache (one compiled schema per distinct text)', () => {
     expect(counts).to.deep.equal({ checked: 1, made: 1 })
   })
 
+  it('knows a deep-frozen schema object as fixed and answers it again without checking it', () => {
+    const { cache, counts } = countingCache()
+    const frozen = Object.freeze({ type: 'object', required: Object.freeze(['answer']) }) as JsonSchema
+    const mutable = schemaWith('answer')
+    const entry = cache.entry(frozen)
+    cache.entry(mutable)
+    expect(cache.isFixed(frozen)).to.equal(true)
+    expect(cache.isFixed(mutable)).to.equal(false)
+    expect(cache.entry(frozen)).to.equal(entry)
+    expect(counts.checked).to.equal(2)
+    cache.clear()
+    expect(cache.isFixed(frozen)).to.equal(false)
+  })
+
   it('checks a schema object again once it was changed, and gives it the entry of its new text', () => {
     const { cache, counts } = countingCache()
     const schema = schemaWith('answer')

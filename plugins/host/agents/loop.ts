@@ -126,7 +126,8 @@ export async function runTurn(agent: TurnSubject, state: TurnState, services: Lo
       if (!calls.length) return completed
       // tools get the signal and are awaited: one may need to clean up (the subagent tool
       // disposes its run) before the turn ends
-      await runStepCalls(calls, { agent, session, tools, turn, step, cancellation: state })
+      const running = runStepCalls(calls, { agent, session, tools, turn, step, cancellation: state })
+      if (running !== undefined) await running
       if (state.aborted) return aborted(state)
       if (dispatcher.has('agent/turn-stop', scope)) {
         let stop = dispatcher.bail(scope, 'agent/turn-stop', agent, { turn, step })

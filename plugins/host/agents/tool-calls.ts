@@ -4,6 +4,7 @@
  * barrier. Results are appended in model order whatever order the calls finish in, so the next
  * model request is the same as if the calls had run one by one.
  */
+import { isThenable } from '../../../lib/async/thenable.ts'
 import { toolCallBatches } from '../../../lib/tool-batches.ts'
 import type { Agent, ToolCallBlock, ToolResult } from '../../../lib/types.ts'
 import type { SessionLog } from '../sessions/session-store.ts'
@@ -24,15 +25,18 @@ export interface StepCalls {
 
 type Outcome = { result: ToolResult } | { fault: unknown }
 
-/** Starts one call through the pipeline, with the turn's cancellation as its signal source. */
-function start(call: ToolCallBlock, step: StepCalls): Promise<ToolResult> {
+/**
+ * Starts one call through the pipeline, with the turn's cancellation as its signal source: its
+ * result itself when the call met no promise on its way (`Tools.executeTurnCall`).
+ */
+function start(call: ToolCallBlock, step: StepCalls): ToolResult | Promise<ToolResult> {
   return step.tools.executeTurnCall(call, step.agent, step.cancellation)
 }
 
 /** The call's outcome; never rejects, even for a pipeline that throws synchronously. */
 function settle(call: ToolCallBlock, step: StepCalls): Promise<Outcome> {
   try {
-    return start(call, step).then(
+    return Promise.resolve(start(call, step)).then(
       (result) => ({ result }),
       (fault: unknown) => ({ fault }),
     )
@@ -46,14 +50,24 @@ function settle(call: ToolCallBlock, step: StepCalls): Promise<Outcome> {
  * every started call has returned (tools are awaited, even after an abort: one may need to clean
  * up). Starts nothing once the signal has aborted. Rejects only when the pipeline itself rejects,
  * and then only after every sibling of that call has returned; no result after it is appended.
+ * Returns `undefined` instead of a promise when the step's one call finished at once (its
+ * `tool/result` is appended then): a structured child's capture costs the loop no tick.
  */
-export function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {
-  // one call (most steps) needs no classification, and its async frame no room for batches
+export function runStepCalls(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> | undefined {
+  // one call (most steps) needs no classification, and no async frame unless it answers with a promise
   return calls.length === 1 ? runCall(calls[0], step) : runBatches(calls, step)
 }
 
-async function runCall(call: ToolCallBlock, step: StepCalls): Promise<void> {
-  if (!step.cancellation.aborted) record(step, call, await start(call, step))
+function runCall(call: ToolCallBlock, step: StepCalls): Promise<void> | undefined {
+  if (step.cancellation.aborted) return undefined
+  const result = start(call, step)
+  if (isThenable(result)) return recordLater(step, call, result)
+  record(step, call, result)
+  return undefined
+}
+
+async function recordLater(step: StepCalls, call: ToolCallBlock, result: PromiseLike<ToolResult>): Promise<void> {
+  record(step, call, await result)
 }
 
 async function runBatches(calls: readonly ToolCallBlock[], step: StepCalls): Promise<void> {

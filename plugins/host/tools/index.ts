@@ -153,18 +153,13 @@ export class Tools extends HostService {
    */
   registerFor(agent: Agent, def: ToolDefinition): void {
     const tool = snapshotOf(def)
-    this.addTool(openScopeOf(agent), tool)
+    // no remover: the registration goes with the agent's tables
+    this.enterTool(openScopeOf(agent), tool)
   }
 
   /** Enters `tool` into the scope's table (the global one without a scope); returns its remover. */
   private addTool(scope: AgentScope | undefined, tool: ScopedTool): () => void {
-    const table = scope ? (scope.tools ??= new SmallMap()) : this.globals
-    if (table.has(tool.name)) {
-      throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
-    }
-    table.set(tool.name, tool)
-    if (tool.available && !scope) this.conditionalGlobals++
-    this.touch(scope)
+    const table = this.enterTool(scope, tool)
     // the registered form may be shared by registrations of one definition: a stale disposer
     // cannot remove a later one, as `installScoped` runs each disposer once
     return () => {
@@ -173,6 +168,18 @@ export class Tools extends HostService {
       if (tool.available && !scope) this.conditionalGlobals--
       this.touch(scope)
     }
+  }
+
+  /** Enters `tool` into the scope's table (the global one without a scope) and returns that table. */
+  private enterTool(scope: AgentScope | undefined, tool: ScopedTool): SmallMap<string, ScopedTool> | Map<string, ScopedTool> {
+    const table = scope ? (scope.tools ??= new SmallMap()) : this.globals
+    if (table.has(tool.name)) {
+      throw new SubagentError('DUPLICATE_TOOL', `tool "${tool.name}" is already registered`)
+    }
+    table.set(tool.name, tool)
+    if (tool.available && !scope) this.conditionalGlobals++
+    this.touch(scope)
+    return table
   }
 
   /**
@@ -347,9 +354,12 @@ export class Tools extends HostService {
   /**
    * `execute` for one call of `agent`'s turn (the agent loop's step 5): the call block comes from
    * the model's checked response, so no request is made or checked for it, and the execution
-   * reads `source.signal` only when the tool asks for its signal. Same outcomes as `execute`.
+   * reads `source.signal` only when the tool asks for its signal. Same outcomes as `execute`,
+   * answered with the result itself when the call met no promise on its way: no `tools/pre-execute`
+   * or `tools/approve` listener, a body that returned its result at once, no `tools/post-execute`
+   * listener (`tools/result` has then been emitted before this returns).
    */
-  executeTurnCall(call: ToolCallBlock, agent: Agent, source: SignalSource): Promise<ToolResult> {
+  executeTurnCall(call: ToolCallBlock, agent: Agent, source: SignalSource): ToolResult | Promise<ToolResult> {
     const scope = scopeOf(agent)
     if (scope?.isDisposed) return Promise.resolve(disposedResult(scope.agent.id))
     return runTurnCall(call, agent, source, this.pipelineFor(call.name, scope, agent))

@@ -2,6 +2,7 @@
  * One tool execution, start to finish: resolve → parse → `tools/pre-execute` → guards → validate →
  * `tools/approve` → body → `tools/post-execute` → `tools/result`. Every path ends in exactly one `tools/result`.
  */
+import { isThenable } from '../../../lib/async/thenable.ts'
 import { newCallId } from '../../../lib/call-id.ts'
 import { copyContent } from '../../../lib/content.ts'
 import { type ErrorCode, thrownMessage as messageOf } from '../../../lib/errors.ts'
@@ -167,7 +168,7 @@ export function runRequest(request: ExecuteRequest, pipeline: PipelineContext): 
       parent: request.parent,
       signal: request.signal ?? neverAborted,
     })
-    return runExecution(exec, parsed, pipeline)
+    return Promise.resolve(runExecution(exec, parsed, pipeline, false))
   } catch (error) {
     return Promise.reject(error)
   }
@@ -177,32 +178,104 @@ export function runRequest(request: ExecuteRequest, pipeline: PipelineContext): 
  * `runRequest` for a call the agent loop made for `agent` (a block of the model's checked
  * response: its fields need no second check, and no request object is made for it). The
  * execution reads `source.signal` only when the tool reads `exec.signal`, so a call whose tool
- * never looks (a structured-output capture) costs no `AbortController`.
+ * never looks (a structured-output capture) costs no `AbortController`. The result itself, not a
+ * promise, when the call met no promise on its way (see `runTool`).
  */
-export function runTurnCall(call: ToolCallBlock, agent: Agent, source: SignalSource, pipeline: PipelineContext): Promise<ToolResult> {
+export function runTurnCall(
+  call: ToolCallBlock,
+  agent: Agent,
+  source: SignalSource,
+  pipeline: PipelineContext,
+): ToolResult | Promise<ToolResult> {
   try {
     const parsed = parseArguments(call.arguments)
     const args = parsed instanceof UnreadableArguments ? call.arguments : parsed
     const exec: ToolExecution = Object.freeze(new TurnCallExecution(Symbol(call.name), call.id, call.name, args, agent, source))
-    return runExecution(exec, parsed, pipeline)
+    return runExecution(exec, parsed, pipeline, true)
   } catch (error) {
     return Promise.reject(error)
   }
 }
 
 /** The pipeline from `exec` on, given what `parseArguments` made of its arguments. */
-function runExecution(exec: ToolExecution, parsed: unknown, pipeline: PipelineContext): Promise<ToolResult> {
+function runExecution(exec: ToolExecution, parsed: unknown, pipeline: PipelineContext, eager: boolean): ToolResult | Promise<ToolResult> {
   const { tool } = pipeline
   const unreadable = parsed instanceof UnreadableArguments ? parsed : undefined
   // a call with a body to run reports its own outcome, in the same step as the body's result
-  if (tool && !unreadable) return runTool(tool, exec, pipeline)
+  if (tool && !unreadable) return eager ? runToolEagerly(tool, exec, pipeline) : runTool(tool, exec, pipeline)
   // a call that never reaches a body still meets the guards first: once a guard closes the agent
   // (e.g. after a structured-output commit) every later call gets its reason
   const result =
     guardDenial(exec, pipeline.guards) ??
     (tool && unreadable ? errorResult(unreadable.message, 'INVALID_ARGS') : errorResult(`unknown tool "${exec.name}"`, 'UNKNOWN_TOOL'))
+  return report(exec, pipeline, result)
+}
+
+/** Reports `result` as the call's final outcome (`tools/result`, frozen) and returns it. */
+function report(exec: ToolExecution, pipeline: PipelineContext, result: ToolResult): ToolResult {
   pipeline.dispatcher.emit(pipeline.scope, 'tools/result', exec, sealed(result))
-  return Promise.resolve(result)
+  return result
+}
+
+/**
+ * `runTool` for a call of the agent loop, without a promise where nothing answers with one: with
+ * no `tools/pre-execute` or `tools/approve` listener and a body that returns its result at once
+ * (the structured-output capture), the call runs to its `tools/result` on the loop's stack and
+ * returns the result itself. The loop runs a step's non-concurrent calls one after another anyway,
+ * so no other call can start meanwhile. A nested call (`tools.execute`, Code Mode's bindings)
+ * keeps `runTool`'s tick after its body: calls a program starts together are all in flight before
+ * any of them reports.
+ */
+function runToolEagerly(tool: ScopedTool, exec: ToolExecution, pipeline: PipelineContext): ToolResult | Promise<ToolResult> {
+  const { scope, dispatcher } = pipeline
+  if (dispatcher.has('tools/pre-execute', scope) || dispatcher.has('tools/approve', scope)) return runTool(tool, exec, pipeline)
+  const denial = guardDenial(exec, pipeline.guards) ?? argumentsDenial(tool, exec.args)
+  if (denial) return report(exec, pipeline, denial)
+  let returned: unknown
+  try {
+    returned = (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec)
+  } catch (error) {
+    return afterBody(exec, pipeline, thrownResult(error))
+  }
+  if (isThenable(returned)) return awaitBody(returned, exec, pipeline)
+  let result: ToolResult
+  try {
+    result = toResult(returned)
+  } catch (error) {
+    result = thrownResult(error)
+  }
+  return afterBody(exec, pipeline, result)
+}
+
+/** The rest of an eager call whose body answered with a promise. */
+async function awaitBody(returned: PromiseLike<unknown>, exec: ToolExecution, pipeline: PipelineContext): Promise<ToolResult> {
+  let result: ToolResult
+  try {
+    result = toResult(await returned)
+  } catch (error) {
+    result = thrownResult(error)
+  }
+  const after = afterBody(exec, pipeline, result)
+  return isThenable(after) ? await after : after
+}
+
+/** `tools/post-execute` over the body's result when anyone listens, then the report. */
+function afterBody(exec: ToolExecution, pipeline: PipelineContext, body: ToolResult): ToolResult | Promise<ToolResult> {
+  return pipeline.dispatcher.has('tools/post-execute', pipeline.scope) ? postExecute(exec, pipeline, body) : report(exec, pipeline, body)
+}
+
+async function postExecute(exec: ToolExecution, pipeline: PipelineContext, body: ToolResult): Promise<ToolResult> {
+  let result: ToolResult
+  try {
+    const final = await pipeline.dispatcher.waterfallAsync<ToolResult>(pipeline.scope, 'tools/post-execute', [exec, body], () => body)
+    // checked even when it is the body's own result: a listener may have changed that object
+    // in place, and the loop records it without another JSON-data walk
+    if (!isToolResult(final)) result = errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
+    else result = checkedResult(final)
+  } catch (error) {
+    result = errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
+  }
+  return report(exec, pipeline, result)
 }
 
 /**
@@ -224,27 +297,14 @@ async function runTool(tool: ScopedTool, exec: ToolExecution, pipeline: Pipeline
   result ??= guardDenial(exec, pipeline.guards) ?? argumentsDenial(tool, exec.args)
   // asked last: a person is never asked about a call that would be refused anyway
   if (result === undefined && dispatcher.has('tools/approve', scope)) result = await approvalDenial(tool, exec, pipeline)
-  if (result === undefined) {
-    try {
-      result = toResult(await (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec))
-    } catch (error) {
-      result = thrownResult(error)
-    }
-    if (dispatcher.has('tools/post-execute', scope)) {
-      const body = result
-      try {
-        const final = await dispatcher.waterfallAsync<ToolResult>(scope, 'tools/post-execute', [exec, body], () => body)
-        // checked even when it is the body's own result: a listener may have changed that object
-        // in place, and the loop records it without another JSON-data walk
-        if (!isToolResult(final)) result = errorResult('tools/post-execute listener returned no result', 'HOOK_FAILED')
-        else result = checkedResult(final)
-      } catch (error) {
-        result = errorResult(`tools/post-execute listener failed: ${messageOf(error)}`, 'HOOK_FAILED')
-      }
-    }
+  if (result !== undefined) return report(exec, pipeline, result)
+  try {
+    result = toResult(await (tool.execute as (args: unknown, exec: ToolExecution) => unknown)(exec.args, exec))
+  } catch (error) {
+    result = thrownResult(error)
   }
-  dispatcher.emit(scope, 'tools/result', exec, sealed(result))
-  return result
+  const after = afterBody(exec, pipeline, result)
+  return isThenable(after) ? await after : after
 }
 
 /** The `tools/approve` verdict as an error result for a refused call, or `undefined` to run the body. */

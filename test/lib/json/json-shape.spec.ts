@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { jsonShapeOf, matchesJsonShape } from '../../../lib/json/json-shape.ts'
+import { isFixedJson, jsonShapeOf, matchesJsonShape } from '../../../lib/json/json-shape.ts'
 import type { JsonValue } from '../../../lib/types.ts'
 
 /** The shape of `value`'s JSON text, as the schema cache makes it. */
@@ -71,5 +71,33 @@ describe('matchesJsonShape', () => {
 
   it('rejects a boxed bigint where the text has an empty object, as JSON.stringify cannot write it', () => {
     expect(matchesJsonShape({ default: Object(1n) }, shapeOf({ default: {} }))).to.equal(false)
+  })
+})
+
+describe('isFixedJson', () => {
+  const deepFrozen = <T>(value: T): T => {
+    if (typeof value === 'object' && value !== null) for (const key of Object.keys(value)) deepFrozen((value as Record<string, unknown>)[key])
+    return Object.freeze(value)
+  }
+
+  it('says yes for scalars and for arrays and plain objects frozen all the way down', () => {
+    expect(isFixedJson('text')).to.equal(true)
+    expect(isFixedJson(null)).to.equal(true)
+    expect(isFixedJson(deepFrozen({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }))).to.equal(true)
+  })
+
+  it('says no when any object or array inside is not frozen', () => {
+    expect(isFixedJson({ type: 'object' })).to.equal(false)
+    expect(isFixedJson(Object.freeze({ required: ['a'] }))).to.equal(false)
+    expect(isFixedJson(Object.freeze({ properties: Object.freeze({ a: { type: 'string' } }) }))).to.equal(false)
+  })
+
+  it('says no for a frozen object with a getter, which may answer another value on the next read', () => {
+    const value = Object.defineProperty({}, 'type', { enumerable: true, get: () => 'object' })
+    expect(isFixedJson(Object.freeze(value))).to.equal(false)
+  })
+
+  it('says no for a frozen object that is not a plain object', () => {
+    expect(isFixedJson(Object.freeze(new Date(0)))).to.equal(false)
   })
 })
