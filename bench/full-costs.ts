@@ -1,9 +1,11 @@
 /**
  * The full variant's own phases of `bench/spawn.ts`: what each plugin of the production host adds
  * to the cycle, measured two ways in one process.
- * - `plugin-costs`: a plain host, one host per plugin (plain + that plugin) and the full host take
- *   turns in blocks of 250 cycles (the order rotating every round), so machine noise and JIT state
- *   fall on all alike; a plugin's cost is its host's p50 minus the plain host's.
+ * - `plugin-costs`: a plain host, one host per plugin (plain + that plugin), the full host and one
+ *   host per plugin left out of it take turns in blocks of 250 cycles (the order rotating every
+ *   round), so machine noise and JIT state fall on all alike. A plugin's cost alone is its host's
+ *   p50 minus the plain host's (`cost_us_<plugin>`); its cost in the full host, interactions with
+ *   the others included, is the full host's p50 minus the p50 without it (`cost_us_in_full_<plugin>`).
  * - `profile`: the full host's timed window under the sampling profiler; CPU µs per cycle by area
  *   (plugin folder, package, Node, GC).
  */
@@ -20,16 +22,21 @@ export async function pluginCosts(scale: (n: number) => number): Promise<Record<
   await add('plain', [])
   for (const plugin of fullPluginsAll) await add(plugin, [plugin])
   await add('full', fullPluginsAll)
+  for (const plugin of fullPluginsAll) await add(`full without ${plugin}`, fullPluginsAll.filter((other) => other !== plugin))
   for (let i = 0; i < scale(1000); i++) for (const host of hosts) await host.bench.cycle()
   for (const host of hosts) await host.bench.quiesce()
   const rounds = scale(16)
+  // between rounds the writes are waited for and the spans dropped, without the full GC of
+  // `quiesce()`: a forced full GC drops the hidden classes no live object holds and the
+  // optimized code that depends on them, so every block after one would start cold
   for (let round = 0; round < rounds; round++) {
     for (let h = 0; h < hosts.length; h++) {
       const host = hosts[(h + round) % hosts.length]!
       for (let i = 0; i < 250; i++) host.samples.push(await host.bench.cycle())
     }
     // outside the blocks: writes done and the exporter emptied, so no round inherits another's backlog
-    for (const host of hosts) await host.bench.quiesce()
+    for (const host of hosts) await host.bench.flush()
+    hosts[0]!.bench.dropSpans()
   }
   const p50 = new Map(hosts.map((host) => [host.name, percentile(host.samples.sort((a, b) => a - b), 50)]))
   const plain = p50.get('plain')!
@@ -42,6 +49,8 @@ export async function pluginCosts(scale: (n: number) => number): Promise<Record<
   }
   out.cost_us_sum_of_plugins = sum
   out.cost_us_together_beyond_sum = p50.get('full')! - plain - sum
+  // what leaving one plugin out of the full host saves: its cost with its interactions
+  for (const plugin of fullPluginsAll) out[`cost_us_in_full_${keyOf(plugin)}`] = p50.get('full')! - p50.get(`full without ${plugin}`)!
   return out
 }
 

@@ -78,7 +78,8 @@ export async function loadFullPlugins(root: Context, plugins: readonly FullPlugi
       await flushFiles()
       await tracing?.provider.forceFlush()
     },
-    dropSpans: () => tracing?.exporter.reset(),
+    // the exporter is the process's: any host empties it
+    dropSpans: () => spans?.exporter.reset(),
     spansRecorded: () => tracing?.exporter.getFinishedSpans().length ?? 0,
     filesWritten: async () => (dir ? (await readdir(dir)).length : 0),
   }
