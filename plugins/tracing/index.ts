@@ -97,10 +97,11 @@ export function Tracing(ctx: Context, config: Tracing.Config): void {
     }
   })
   // prepended, so the span covers the whole pipeline even when a later listener denies the call
-  ctx.on(
+  listenDirect(
+    ctx,
     'tools/pre-execute',
     (exec, next) => {
-        try {
+      try {
         book.toolStarted(exec)
       } catch (error) {
         contain(error)

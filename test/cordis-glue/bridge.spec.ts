@@ -5,6 +5,7 @@ import {
   CordisAssumptionError,
   checkCordisAssumptions,
   isDisposedForGood,
+  listenDirect,
   listenerTable,
   rawService,
   skipShadow,
@@ -77,6 +78,21 @@ describe('cordis bridge: the cordis internals the host relies on (4.0.0-rc.10)',
     expect(table['subagent/start']?.map((hook) => typeof hook.callback)).to.deep.equal(['function'])
     remove()
     expect(table['subagent/start']).to.equal(undefined)
+    await s.end()
+  })
+
+  it('enters a direct listener first with prepend, as cordis does, and removes it with its plugin', async () => {
+    const s = await scene()
+    const table = listenerTable(s.root.events)
+    const before = () => {}
+    const remove = s.root.on('subagent/start', before)
+    const direct = () => {}
+    const plugin = s.root.plugin((ctx: Context) => listenDirect(ctx, 'subagent/start', direct, { prepend: true }))
+    await plugin
+    expect(table['subagent/start']?.map((hook) => hook.callback === direct)).to.deep.equal([true, false])
+    await plugin.dispose()
+    expect(table['subagent/start']).to.have.length(1)
+    remove()
     await s.end()
   })
 

@@ -2,6 +2,7 @@ import { SpanStatusCode } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { expect } from 'chai'
 import CodeMode from '../../plugins/code-mode/index.ts'
+import Tracing from '../../plugins/tracing/index.ts'
 import { createGate } from '../support/driver.ts'
 import { createTracingHost, firstDelta, type TracingHost } from './fixture.ts'
 import { spanTree } from './recorder.ts'
@@ -176,6 +177,26 @@ describe('Tracing spans', () => {
     const tool = named(host.recorder.spans(), 'execute_tool missing')
     expect(tool.status).to.deep.equal({ code: SpanStatusCode.ERROR, message: 'UNKNOWN_TOOL' })
     expect(tool.attributes['gen_ai.tool.call.id']).to.equal('call_x')
+  })
+
+  it('opens a tool span before a pre-execute listener loaded earlier runs, so the span covers its denial', async () => {
+    await host.tracing.dispose()
+    host.baseline = host.snapshots[2]!
+    let openWhenAsked: number | undefined
+    const off = host.root.on('tools/pre-execute', () => {
+      openWhenAsked = host.recorder.open()
+      return { kind: 'deny', reason: 'not now' }
+    })
+    const reloaded = host.root.plugin(Tracing, {})
+    await reloaded
+    host.scripted.push({ toolCalls: [{ id: 'call_d', name: 'subagent', arguments: { prompt: 'look' } }] }, { text: 'ok' })
+    host.parent.followup('delegate please')
+    await host.parent.whenIdle()
+    await reloaded.dispose()
+    off()
+    // the root turn's span and the tool's (the request's ended with the model's message)
+    expect(openWhenAsked).to.equal(2)
+    expect(named(host.recorder.spans(), 'execute_tool subagent').status.code).to.equal(SpanStatusCode.ERROR)
   })
 
   it('nests a run started from Code Mode under the binding call inside run_code', async () => {
