@@ -7,9 +7,9 @@ import { access, appendFile, open, readdir, readFile, rename, rm, writeFile } fr
 
 export interface SessionFileSystem {
   /** Appends `text` (opens, writes, closes: one descriptor while it runs). */
-  append(path: string, text: string | Uint8Array): Promise<void>
+  append(path: string, text: string): Promise<void>
   /** Creates the file with `text`; rejects with `EEXIST` when it exists. */
-  create(path: string, text: string | Uint8Array): Promise<void>
+  create(path: string, text: string): Promise<void>
   rename(from: string, to: string): Promise<void>
   /** Removes the file if it exists. */
   remove(path: string): Promise<void>

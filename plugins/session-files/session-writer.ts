@@ -34,8 +34,12 @@ export type StartMode = 'create' | 'replace'
 
 interface Operation {
   kind: StartMode | 'append'
-  /** The lines; a snapshot's begin with its header line. Encoded to bytes once nothing joins them. */
-  text: string | Buffer
+  /**
+   * Its lines, in order, joined when the write starts, or when its session is released (nothing
+   * more joins them then: one flat string, not a string per line and event, waits for the write);
+   * a snapshot's begin with its header line.
+   */
+  parts: string[]
   /** How many queued items (a snapshot, or one event line each) this write completes. */
   units: number
   /**
@@ -113,7 +117,7 @@ export class SessionWriter {
     if (text === undefined) return
     // the live list only grows: its first `count` events are the snapshot's, without a copy
     const count = session.events.length
-    this.push({ kind: mode, text, units: 1, earlier: count ? { events: session.events, count } : undefined })
+    this.push({ kind: mode, parts: [text], units: 1, earlier: count ? { events: session.events, count } : undefined })
   }
 
   /** Queues the events of `session` not written yet; ignored for any other session. */
@@ -125,11 +129,11 @@ export class SessionWriter {
 
   private queueAppend(text: string): void {
     const last = this.queue[this.queue.length - 1]
-    if (!last || last.isSealed || typeof last.text !== 'string') {
-      this.push({ kind: 'append', text, units: 1 })
+    if (!last || last.isSealed) {
+      this.push({ kind: 'append', parts: [text], units: 1 })
       return
     }
-    last.text += text
+    last.parts.push(text)
     last.units++
     this.queued++
   }
@@ -149,9 +153,7 @@ export class SessionWriter {
     this.session = undefined
     this.stepTexts = undefined
     this.released = true
-    // nothing more joins the lines waiting to be written: as bytes (which the write needs anyway)
-    // they are held outside the JavaScript heap until their turn comes
-    for (const operation of this.queue) if (!operation.isSealed && typeof operation.text === 'string') operation.text = Buffer.from(operation.text)
+    for (const operation of this.queue) if (!operation.isSealed) joined(operation)
     if (!this.active) this.hooks.onRelease(this)
   }
 
@@ -246,22 +248,23 @@ export class SessionWriter {
 
   private async perform(operation: Operation): Promise<void> {
     const { fs } = this.hooks
-    if (operation.kind === 'append') return fs.append(this.path, operation.text)
+    const text = joined(operation)
+    if (operation.kind === 'append') return fs.append(this.path, text)
     if (operation.kind === 'create') {
       try {
-        return await fs.create(this.path, operation.text)
+        return await fs.create(this.path, text)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await this.holdsEarlierState(operation))) throw error
       }
-      await this.replaceWith(operation.text)
+      await this.replaceWith(text)
       this.hooks.onResumed?.(this)
       return
     }
-    await this.replaceWith(operation.text)
+    await this.replaceWith(text)
   }
 
   /** Replaces the file atomically: a temp file in the same folder, then a rename. */
-  private async replaceWith(text: string | Buffer): Promise<void> {
+  private async replaceWith(text: string): Promise<void> {
     const { fs } = this.hooks
     const temp = `${this.path}.${randomUUID()}.tmp`
     try {
@@ -276,7 +279,7 @@ export class SessionWriter {
   private async holdsEarlierState(operation: Operation): Promise<boolean> {
     const { earlier } = operation
     const text = await this.hooks.fs.read(this.path)
-    const lines = operation.text.toString()
+    const lines = joined(operation)
     return holdsEarlierState(text, lines.slice(0, lines.indexOf('\n') + 1), earlier ? earlier.events.slice(0, earlier.count) : [])
   }
 
@@ -300,4 +303,11 @@ export class SessionWriter {
     this.waiters = this.waiters.filter((waiter) => waiter.target > done)
     for (const waiter of ready) waiter.resolve()
   }
+}
+
+/** The operation's lines as one string, kept so. */
+function joined(operation: Operation): string {
+  const { parts } = operation
+  if (parts.length !== 1) operation.parts = [parts.join('')]
+  return operation.parts[0]!
 }
