@@ -75,18 +75,19 @@ export function lookup(dictionary: Dictionary, key: string): string | Dictionary
  * and the dictionaries are fixed, so the table stays as small as the set of texts; model-facing
  * texts (the delegation section, tool results) are rendered on every request.
  */
-const compiledTexts = new WeakMap<Dictionaries, Map<string, readonly string[] | null>>()
+const compiledTexts = new WeakMap<Dictionaries, Partial<Record<Locale, Map<string, readonly string[] | null>>>>()
 
 function compiledText(dictionaries: Dictionaries, locale: Locale, key: string): readonly string[] | null {
-  let table = compiledTexts.get(dictionaries)
-  if (!table) compiledTexts.set(dictionaries, (table = new Map()))
-  const entry = `${locale}\u0000${key}`
-  let parts = table.get(entry)
+  let tables = compiledTexts.get(dictionaries)
+  if (!tables) compiledTexts.set(dictionaries, (tables = {}))
+  // a table per locale: the key from code is a constant string whose hash V8 keeps
+  const table = (tables[locale] ??= new Map())
+  let parts = table.get(key)
   if (parts === undefined) {
     let text = lookup(dictionaries[locale], key)
     if (typeof text !== 'string') text = lookup(dictionaries[DEFAULT_LOCALE], key)
     parts = typeof text === 'string' ? text.split(placeholder) : null
-    table.set(entry, parts)
+    table.set(key, parts)
   }
   return parts
 }
