@@ -20,6 +20,7 @@ import {
   fileSuffix,
   followStep,
   holdsEarlierState,
+  parseSessionFile,
   type StepTexts,
 } from './file-format.ts'
 import type { SessionFileSystem } from './file-system.ts'
@@ -43,10 +44,10 @@ interface Operation {
   /** How many queued items (a snapshot, or one event line each) this write completes. */
   units: number
   /**
-   * For a snapshot of a session that had events: the live list and how many of them the snapshot
-   * holds, to recognise the session's own file (a new session's snapshot has none to keep).
+   * For a snapshot: how many events it holds. Its own lines tell which (read back, they are the
+   * session's events), so nothing of the session is kept to recognise the session's own file.
    */
-  earlier?: { events: readonly SessionEvent[]; count: number }
+  count?: number
   /** Its write has started: later lines go into a new operation. */
   isSealed?: boolean
 }
@@ -115,9 +116,7 @@ export class SessionWriter {
     this.stepTexts = undefined
     const text = this.encode(encodeHeader(session.header), session, true)
     if (text === undefined) return
-    // the live list only grows: its first `count` events are the snapshot's, without a copy
-    const count = session.events.length
-    this.push({ kind: mode, parts: [text], units: 1, earlier: count ? { events: session.events, count } : undefined })
+    this.push({ kind: mode, parts: [text], units: 1, count: session.events.length })
   }
 
   /** Queues the events of `session` not written yet; ignored for any other session. */
@@ -277,10 +276,15 @@ export class SessionWriter {
   }
 
   private async holdsEarlierState(operation: Operation): Promise<boolean> {
-    const { earlier } = operation
     const text = await this.hooks.fs.read(this.path)
     const lines = joined(operation)
-    return holdsEarlierState(text, lines.slice(0, lines.indexOf('\n') + 1), earlier ? earlier.events.slice(0, earlier.count) : [])
+    let own: SessionEvent[]
+    try {
+      own = parseSessionFile(this.id, lines).events
+    } catch {
+      return false
+    }
+    return holdsEarlierState(text, lines.slice(0, lines.indexOf('\n') + 1), own.slice(0, operation.count))
   }
 
   /** Stops following the session; `dropQueued` also drops the writes not done yet. */
