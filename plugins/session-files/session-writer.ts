@@ -4,6 +4,9 @@
  * a slot of the plugin's shared `OpenFileGate`, and lines queued until its write starts (until
  * that turn, while it waits for a slot or another write runs) go out with it: an agent created,
  * run and disposed within one turn costs its file one write, its disposal record included.
+ * Events are encoded when the write that carries them starts (or on a flush), not as they happen:
+ * the agent's own turn pays nothing for its file, the writer keeps the session's event list (whose
+ * events are frozen) rather than lines, and the lines come out as eager encoding would make them.
  * A step's streamed deltas are held back and written as one run line once the run ends (another
  * event, a flush, the release, or `maxRunDeltas`): the file stays a prefix of the session, and a
  * crash mid-stream loses the held run, a tail, as a torn line would.
@@ -86,6 +89,17 @@ export class SessionWriter {
 
   /** The session whose events this writer follows; `undefined` once released. */
   session?: Session
+  /**
+   * The followed session's event list, kept past the release while events of it wait for their
+   * encoding (the list, not the session: a session holds its agent's scope).
+   */
+  private events?: readonly SessionEvent[]
+  /** Events from `next` on were seen and belong at the end of the last queued write. */
+  private unencoded = false
+  /** The session went away with events unencoded: their encoding ends the run held, then `releaseLine`. */
+  private releasePending = false
+  /** The disposal record, when the release that is pending had one. */
+  private releaseLine = ''
   private readonly queue: Operation[] = []
   /** Next `seq` to encode. */
   private next = 0
@@ -108,22 +122,42 @@ export class SessionWriter {
 
   /** Queues the header and every event so far; later events come through `follow`. */
   start(session: Session, mode: StartMode): void {
+    // what an earlier session left unencoded goes before this snapshot
+    this.catchUp()
     this.session = session
+    this.events = session.events
     this.failed = false
     this.released = false
     this.next = 0
     this.held = undefined
     this.stepTexts = undefined
-    const text = this.encode(encodeHeader(session.header), session, true)
+    const text = this.encode(encodeHeader(session.header), session.events, true)
     if (text === undefined) return
     this.push({ kind: mode, parts: [text], units: 1, count: session.events.length })
   }
 
-  /** Queues the events of `session` not written yet; ignored for any other session. */
+  /**
+   * Queues the events of `session` not written yet, to be encoded when their write starts;
+   * ignored for any other session.
+   */
   follow(session: Session): void {
-    if (this.failed || session !== this.session || this.next >= session.events.length) return
-    const text = this.encode('', session, false)
+    if (this.unencoded || this.failed || session !== this.session || this.next >= session.events.length) return
+    this.unencoded = true
+    this.queueAppend('')
+  }
+
+  /** Encodes the events seen and not encoded yet into the last queued write (the one they joined). */
+  private catchUp(): void {
+    if (!this.unencoded) return
+    this.unencoded = false
+    const text = this.encode('', this.events!, false)
     if (text) this.queueAppend(text)
+    if (!this.releasePending) return
+    this.releasePending = false
+    this.events = undefined
+    this.stepTexts = undefined
+    this.writeHeld()
+    if (this.releaseLine && !this.failed) this.queueAppend(this.releaseLine)
   }
 
   private queueAppend(text: string): void {
@@ -137,20 +171,22 @@ export class SessionWriter {
     this.queued++
   }
 
-  /** Streamed deltas seen but not queued yet: the run they belong to has not ended. */
-  get heldDeltas(): number {
-    return this.held?.texts.length ?? 0
-  }
-
   /**
    * The session went away: the owner is told once every queued write is done. `isDisposed` (its
    * agent was disposed) ends the file with the disposal record, unless a failure stopped the file.
    */
   release(isDisposed: boolean): void {
-    this.writeHeld()
-    if (isDisposed && !this.failed) this.queueAppend(disposalLine)
+    if (this.unencoded) {
+      // the events still unencoded come first: the disposal record follows their encoding
+      this.releasePending = true
+      this.releaseLine = isDisposed ? disposalLine : ''
+    } else {
+      this.events = undefined
+      this.stepTexts = undefined
+      this.writeHeld()
+      if (isDisposed && !this.failed) this.queueAppend(disposalLine)
+    }
     this.session = undefined
-    this.stepTexts = undefined
     this.released = true
     for (const operation of this.queue) if (!operation.isSealed) joined(operation)
     if (!this.active) this.hooks.onRelease(this)
@@ -158,6 +194,7 @@ export class SessionWriter {
 
   /** Resolves once every write queued before the call is done or dropped by a failure. */
   flushed(): Promise<void> {
+    this.catchUp()
     this.writeHeld()
     if (this.done >= this.queued) return Promise.resolve()
     return new Promise((resolve) => (this.waiters ??= []).push({ target: this.queued, resolve }))
@@ -179,8 +216,7 @@ export class SessionWriter {
   }
 
   /** The lines of the events not encoded yet; a trailing run stays held unless `isFinal`. */
-  private encode(prefix: string, session: Session, isFinal: boolean): string | undefined {
-    const events = session.events
+  private encode(prefix: string, events: readonly SessionEvent[], isFinal: boolean): string | undefined {
     let text = prefix
     try {
       for (let i = this.next; i < events.length; i++) {
@@ -230,6 +266,8 @@ export class SessionWriter {
         // stays open to more lines until a slot is free and its write starts
         const operation = this.queue[0]
         await this.hooks.gate.run(() => {
+          // the events seen by now join the write that starts
+          if (operation === this.queue[this.queue.length - 1]) this.catchUp()
           operation.isSealed = true
           return this.perform(operation)
         })
