@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { streamedDelta } from '../../lib/session/streamed-steps.ts'
-import type { Session, SessionEvent } from '../../lib/types.ts'
+import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
 import {
   disposalLine,
   encodeEvent,
@@ -96,6 +96,9 @@ export class SessionWriter {
   private events?: readonly SessionEvent[]
   /** Events from `next` on were seen and belong at the end of the last queued write. */
   private unencoded = false
+  /** A snapshot waits for its encoding: `header`, then the events before this index; -1 when none does. */
+  private snapshotEnd = -1
+  private header?: SessionHeader
   /** The session went away with events unencoded: their encoding ends the run held, then `releaseLine`. */
   private releasePending = false
   /** The disposal record, when the release that is pending had one. */
@@ -120,7 +123,7 @@ export class SessionWriter {
     return this.hooks.folder + this.id + fileSuffix
   }
 
-  /** Queues the header and every event so far; later events come through `follow`. */
+  /** Queues the header and every event so far (encoded when the write starts); later events come through `follow`. */
   start(session: Session, mode: StartMode): void {
     // what an earlier session left unencoded goes before this snapshot
     this.catchUp()
@@ -131,9 +134,10 @@ export class SessionWriter {
     this.next = 0
     this.held = undefined
     this.stepTexts = undefined
-    const text = this.encode(encodeHeader(session.header), session.events, true)
-    if (text === undefined) return
-    this.push({ kind: mode, parts: [text], units: 1, count: session.events.length })
+    this.header = session.header
+    this.snapshotEnd = session.events.length
+    this.unencoded = true
+    this.push({ kind: mode, parts: [], units: 1, count: this.snapshotEnd })
   }
 
   /**
@@ -150,7 +154,15 @@ export class SessionWriter {
   private catchUp(): void {
     if (!this.unencoded) return
     this.unencoded = false
-    const text = this.encode('', this.events!, false)
+    const events = this.events!
+    let text: string | undefined = ''
+    if (this.snapshotEnd >= 0) {
+      // a snapshot whose events cannot all be encoded is not written at all
+      text = this.encode(encodeHeader(this.header!), events, this.snapshotEnd, true)
+      this.snapshotEnd = -1
+      this.header = undefined
+    }
+    if (text !== undefined) text = this.encode(text, events, events.length, false)
     if (text) this.queueAppend(text)
     if (!this.releasePending) return
     this.releasePending = false
@@ -215,11 +227,11 @@ export class SessionWriter {
     return encodeEvent({ seq, type: 'assistant/delta', data: { turn, step, text: texts[0] } })
   }
 
-  /** The lines of the events not encoded yet; a trailing run stays held unless `isFinal`. */
-  private encode(prefix: string, events: readonly SessionEvent[], isFinal: boolean): string | undefined {
+  /** The lines of the events not encoded yet, up to `end`; a trailing run stays held unless `isFinal`. */
+  private encode(prefix: string, events: readonly SessionEvent[], end: number, isFinal: boolean): string | undefined {
     let text = prefix
     try {
-      for (let i = this.next; i < events.length; i++) {
+      for (let i = this.next; i < end; i++) {
         const event = events[i]
         const delta = streamedDelta(event)
         const step = this.stepTexts
@@ -241,7 +253,7 @@ export class SessionWriter {
       this.fail(error, false)
       return undefined
     }
-    this.next = events.length
+    this.next = end
     return text
   }
 
@@ -287,6 +299,8 @@ export class SessionWriter {
     const { fs } = this.hooks
     const text = joined(operation)
     if (operation.kind === 'append') return fs.append(this.path, text)
+    // its encoding failed: the file is not made
+    if (!text) return
     if (operation.kind === 'create') {
       try {
         return await fs.create(this.path, text)

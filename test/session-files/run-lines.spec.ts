@@ -171,6 +171,18 @@ describe('SessionWriter: held runs', () => {
     expect(target.written.join('')).to.equal(encodeHeader(header) + encodeRun(0, 1, 1, ['a', 'b']) + encodeRun(2, 1, 1, ['c', 'd']))
   })
 
+  it('encodes a followed event when the write carrying it starts, not as the event is followed', async () => {
+    const target = recordingWriter()
+    let encoded = 0
+    const data = { toJSON: () => ++encoded && { turn: 1, reason: { kind: 'completed' } } }
+    add(target, { seq: 0, type: 'turn/end', data })
+    expect(encoded).to.equal(0)
+    await new Promise(setImmediate)
+    expect(encoded).to.equal(1)
+    await target.writer.flushed()
+    expect(target.written.join('')).to.equal(encodeHeader(header) + encodeEvent({ seq: 0, type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } }))
+  })
+
   it('writes a lone delta as an ordinary event line', async () => {
     const target = recordingWriter()
     add(target, delta(0, 'only'))
