@@ -3,7 +3,7 @@
  * latency phase's: one sanity cycle, 1,000 warm-up cycles, a full GC, 10,000 timed cycles, each
  * sample kept. Prints one JSON line:
  * - `cycle_p50_us`, `cycle_p95_us`, `p95_over_p50`: as bench/spawn.ts's latency phase computes them;
- * - `blocks`: one entry per 1,000 window cycles: its own p50 (`p50_us`), how many of its samples
+ * - `blocks`: one entry per 1,000 window cycles: its own p50 (`p50_us`) and mean (`mean_us`), how many of its samples
  *   are in the window's top 5 % (at or above its p95: `top5`), and the minor page faults the main
  *   thread took in it (`faults`; Linux only, else `null`), and the young generation's physical size
  *   at its end (`young_physical_kb`: V8 counts a page of the new space once allocation first reached
@@ -18,11 +18,13 @@
  * per block and for the full GC, the TurboFan compilations that completed (`turbofan`) and the
  * optimized functions V8 threw away (`deoptimized`: eager bailouts, and code marked for
  * deoptimization, e.g. when the hidden classes it depends on die in the GC). The trace slows the
- * run, so read its timings apart. `--structured` times the structured variant's cycle.
+ * run, so read its timings apart. `--structured` times the structured variant's cycle, `--full`
+ * the `full` variant's production host (its quiesce, not a bare GC, before the window), and
+ * `--siblings` keeps 1,000 children of the parent live first, as the siblings phase does.
  * `--profile=<prefix>` writes CPU profiles (open them in Chrome's DevTools) of window cycles
  * 0–1,999 (`<prefix>-0.cpuprofile`: mostly baseline code) and 7,000–8,999 (`<prefix>-7000…`:
  * steady); the profiler slows the cycle, so read its timings apart too.
- * Run: `node --expose-gc --import tsx bench/window.ts [--tiering] [--structured] [--profile=<prefix>]`.
+ * Run: `node --expose-gc --import tsx bench/window.ts [--tiering] [--structured | --full] [--siblings] [--profile=<prefix>]`.
  */
 import { spawnSync } from 'node:child_process'
 import { getHeapSpaceStatistics } from 'node:v8'
@@ -33,11 +35,16 @@ import { benchCycle } from './cycle.ts'
 import { fullGc } from './heap.ts'
 import { mainThreadCpuMs, mainThreadFaults } from './main-thread.ts'
 import { printSummary, runBenchmark } from './report.ts'
+import { keepChildren, setupHost, variantOptions } from './spawn-host.ts'
 import { percentile } from './stats.ts'
 
 const args = process.argv.slice(2)
 const structured = args.includes('--structured')
 const tiering = args.includes('--tiering')
+const full = args.includes('--full')
+const siblings = args.includes('--siblings')
+/** The flags a `--tiering` child is given again. */
+const hostFlags = args.filter((arg) => arg === '--structured' || arg === '--full' || arg === '--siblings')
 // set in the traced child: it prints block markers between V8's trace lines instead of a summary
 const marking = args.includes('--marks')
 // `--profile=<prefix>`: CPU profiles of window cycles 0–1,999 and 7,000–8,999
@@ -53,6 +60,8 @@ const MARK = '@@window '
 
 interface Block {
   p50_us: number
+  /** Its mean: what the window's cycles per second add up from. */
+  mean_us: number
   top5: number
   faults: number | null
   young_physical_kb: number
@@ -93,9 +102,18 @@ async function profileAt(profiler: Session, cycle: number): Promise<void> {
   }
 }
 
+/** The cycle the window times, and what runs between the warm-up and the window. */
+async function windowHost(): Promise<{ cycle: () => Promise<unknown>; quiesce: () => Promise<void> }> {
+  if (!full && !siblings) return { cycle: await benchCycle({ structured }), quiesce: fullGc }
+  const variant = full ? 'full' : structured ? 'structured' : 'plain'
+  const bench = await setupHost(variant, variantOptions(variant))
+  if (siblings) await keepChildren(bench, 1000)
+  return { cycle: bench.cycle, quiesce: bench.quiesce }
+}
+
 /** Runs the window, keeping every sample (µs). */
 async function timedWindow(): Promise<Window> {
-  const cycle = await benchCycle({ structured })
+  const { cycle, quiesce } = await windowHost()
   const timed = async () => {
     const t0 = performance.now()
     await cycle()
@@ -104,7 +122,7 @@ async function timedWindow(): Promise<Window> {
   await timed() // sanity
   for (let i = 0; i < WARM_UP; i++) await timed()
   if (marking) process.stdout.write(`${MARK}gc\n`)
-  await fullGc()
+  await quiesce()
   const samples = new Array<number>(WINDOW)
   const faults: (number | null)[] = []
   const youngKb: number[] = []
@@ -160,7 +178,7 @@ function tracedWindow(): Map<string, { turbofan: number; deoptimized: number }> 
   const self = fileURLToPath(import.meta.url)
   const child = spawnSync(
     process.execPath,
-    ['--expose-gc', '--trace-opt', '--trace-deopt', '--import', 'tsx', self, '--marks', ...(structured ? ['--structured'] : [])],
+    ['--expose-gc', '--trace-opt', '--trace-deopt', '--import', 'tsx', self, '--marks', ...hostFlags],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
   )
   if (child.status !== 0) throw new Error(`traced window exited ${child.status ?? child.signal}`)
@@ -187,6 +205,7 @@ async function main(): Promise<void> {
     const tiers = traced?.get(`block ${index}`)
     blocks.push({
       p50_us: Math.round(percentile(sorted(slice), 50) * 10) / 10,
+      mean_us: Math.round((slice.reduce((sum, sample) => sum + sample, 0) / slice.length) * 10) / 10,
       top5,
       faults: before === null || after === null ? null : after - before,
       young_physical_kb: youngKb[index],
@@ -204,7 +223,7 @@ async function main(): Promise<void> {
       window_cpu_ms: { process: cpuMs.process, main_thread: cpuMs.mainThread },
       blocks,
       ...(traced ? { full_gc: traced.get('gc') } : {}),
-      variant: structured ? 'structured' : 'plain',
+      variant: `${full ? 'full' : structured ? 'structured' : 'plain'}${siblings ? ' with 1000 live siblings' : ''}`,
     },
     started,
     false,
