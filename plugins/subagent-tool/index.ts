@@ -6,7 +6,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { listenDirect, rawService, updateInPlace } from '../../cordis-glue/bridge.ts'
 import { thrownMessage } from '../../lib/errors.ts'
-import type { Agent } from '../../lib/types.ts'
+import type { Agent, DelegationOutlook } from '../../lib/types.ts'
 import { type Locale, localeOption, localizeConfig, text } from '../../locales/index.ts'
 import type {} from '../host/index.ts'
 import type {} from '../inprocess-run/index.ts'
@@ -83,6 +83,11 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   const report = (error: unknown) => logger.warn(`a background subagent could not be delivered: ${thrownMessage(error)}`)
   // the latest config: the registered tool and the delegation section follow it
   let current = config
+  // the outlook the tool's `available` read last, for the section listener that asked through
+  // `tools.get` a moment before: one policy dispatch where there were two
+  let isAsking = false
+  let askedAgent: Agent | undefined
+  let askedOutlook: DelegationOutlook | undefined
   const register = () => {
     const cap = current?.maxDepth
     const locale = current?.locale ?? 'en-US'
@@ -91,7 +96,14 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
     return tools.register({
       ...subagentTool({ description, locale, maxDepth: cap, agents, driver, report }),
       // hidden from an agent that could not start a child now (SPEC §9); asked on every listing
-      available: (agent) => canDelegate(driver.outlook(agent), cap),
+      available: (agent) => {
+        const outlook = driver.outlook(agent)
+        if (isAsking) {
+          askedAgent = agent
+          askedOutlook = outlook
+        }
+        return canDelegate(outlook, cap)
+      },
     })
   }
   let unregister = register()
@@ -108,8 +120,19 @@ export function SubagentTool(ctx: Context, config: SubagentTool.Config): void {
   // a resumed tree's background runs that never reached their parents (SPEC §14)
   ctx.on('subagent/resumed', (tree) => deliverAfterResume(tree, { locale: current?.locale ?? 'en-US', report }))
   listenDirect(ctx, 'system-prompt/assemble', (assembly, { agent }, next) => {
-    const outlook = driver.outlook(agent)
-    if (outlook && visibleTools.get(TOOL_NAME, agent)) {
+    // `get` asks the tool's `available` (unless another tool shadows it): its outlook is the one
+    // the section tells, read in the same synchronous call
+    isAsking = true
+    let visible: boolean
+    try {
+      visible = visibleTools.get(TOOL_NAME, agent) !== undefined
+    } finally {
+      isAsking = false
+    }
+    const outlook = askedAgent === agent && askedOutlook ? askedOutlook : driver.outlook(agent)
+    askedAgent = undefined
+    askedOutlook = undefined
+    if (outlook && visible) {
       assembly.sections.push({ name: DELEGATION_SECTION, order: DELEGATION_ORDER, text: delegationText(outlook, current?.locale ?? 'en-US', current?.maxDepth) })
     }
     return next()
