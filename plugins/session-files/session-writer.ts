@@ -74,7 +74,8 @@ export interface WriterHooks {
   fs: SessionFileSystem
   /**
    * The writer stopped: a write failed (what was queued is dropped) or an event could not be
-   * encoded (what was queued before it is still written). Must not throw.
+   * encoded (what was queued before it is still written; reported when the write that would have
+   * carried it starts, or on a flush). Must not throw.
    */
   onFailure(writer: SessionWriter, error: unknown): void
   /** The writer was released and is now idle: its owner may forget it. Must not throw. */
@@ -103,6 +104,8 @@ export class SessionWriter {
   private releasePending = false
   /** The disposal record, when the release that is pending had one. */
   private releaseLine = ''
+  /** How many events the session had when it went away: later ones were never followed. */
+  private releaseEnd = 0
   private readonly queue: Operation[] = []
   /** Next `seq` to encode. */
   private next = 0
@@ -162,7 +165,8 @@ export class SessionWriter {
       this.snapshotEnd = -1
       this.header = undefined
     }
-    if (text !== undefined) text = this.encode(text, events, events.length, false)
+    const end = this.releasePending ? this.releaseEnd : events.length
+    if (text !== undefined) text = this.encode(text, events, end, false)
     if (text) this.queueAppend(text)
     if (!this.releasePending) return
     this.releasePending = false
@@ -192,6 +196,7 @@ export class SessionWriter {
       // the events still unencoded come first: the disposal record follows their encoding
       this.releasePending = true
       this.releaseLine = isDisposed ? disposalLine : ''
+      this.releaseEnd = this.events!.length
     } else {
       this.events = undefined
       this.stepTexts = undefined
@@ -298,7 +303,8 @@ export class SessionWriter {
   private async perform(operation: Operation): Promise<void> {
     const { fs } = this.hooks
     const text = joined(operation)
-    if (operation.kind === 'append') return fs.append(this.path, text)
+    // only held deltas were followed: nothing to write yet
+    if (operation.kind === 'append') return text ? fs.append(this.path, text) : undefined
     // its encoding failed: the file is not made
     if (!text) return
     if (operation.kind === 'create') {
@@ -339,11 +345,24 @@ export class SessionWriter {
     return holdsEarlierState(text, lines.slice(0, lines.indexOf('\n') + 1), own.slice(0, operation.count))
   }
 
-  /** Stops following the session; `dropQueued` also drops the writes not done yet. */
+  /**
+   * Stops following the session; `dropQueued` also drops the writes not done yet, and the events
+   * waiting for their encoding with them: the file's state is unknown, so nothing seen before the
+   * failure may reach it after (a gap, or lines in a file this writer did not make).
+   */
   private fail(error: unknown, dropQueued: boolean): void {
     if (dropQueued) {
       this.queue.length = 0
       this.done = this.queued
+      this.unencoded = false
+      this.snapshotEnd = -1
+      this.header = undefined
+      this.held = undefined
+      if (this.releasePending) {
+        this.releasePending = false
+        this.events = undefined
+        this.stepTexts = undefined
+      }
       this.settle()
     }
     if (this.failed) return
