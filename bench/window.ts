@@ -1,10 +1,13 @@
 /**
  * Where in BENCH.md's latency window the plain cycle's tail lies. The window is the
  * latency phase's: one sanity cycle, 1,000 warm-up cycles, a full GC, 10,000 timed cycles, each
- * sample kept. Prints one JSON line:
- * - `cycle_p50_us`, `cycle_p95_us`, `p95_over_p50`: as bench/spawn.ts's latency phase computes them;
+ * sample kept; `--steady` gives it the steady phase's 20,000 warm-up cycles instead, and
+ * `--without-gc` leaves the full GC out (the control: what the window reads when V8 keeps the
+ * optimized code the GC would throw away). Prints one JSON line:
+ * - `cycle_p50_us`, `cycle_p95_us`, `cycle_p99_us`, `p95_over_p50`, `p99_over_p50`: as
+ *   bench/spawn.ts's latency and steady phases compute them;
  * - `blocks`: one entry per 1,000 window cycles: its own p50 (`p50_us`) and mean (`mean_us`), how many of its samples
- *   are in the window's top 5 % (at or above its p95: `top5`), and the minor page faults the main
+ *   are in the window's top 5 % and top 1 % (at or above its p95: `top5`; its p99: `top1`), and the minor page faults the main
  *   thread took in it (`faults`; Linux only, else `null`), and the young generation's physical size
  *   at its end (`young_physical_kb`: V8 counts a page of the new space once allocation first reached
  *   it; its growth in a block is the new space's pages touched there for the first time, each a
@@ -24,7 +27,7 @@
  * `--profile=<prefix>` writes CPU profiles (open them in Chrome's DevTools) of window cycles
  * 0–1,999 (`<prefix>-0.cpuprofile`: mostly baseline code) and 7,000–8,999 (`<prefix>-7000…`:
  * steady); the profiler slows the cycle, so read its timings apart too.
- * Run: `node --expose-gc --import tsx bench/window.ts [--tiering] [--structured | --full] [--siblings] [--profile=<prefix>]`.
+ * Run: `node --expose-gc --import tsx bench/window.ts [--steady] [--without-gc] [--tiering] [--structured | --full] [--siblings] [--profile=<prefix>]`.
  */
 import { spawnSync } from 'node:child_process'
 import { getHeapSpaceStatistics } from 'node:v8'
@@ -43,8 +46,10 @@ const structured = args.includes('--structured')
 const tiering = args.includes('--tiering')
 const full = args.includes('--full')
 const siblings = args.includes('--siblings')
+const steady = args.includes('--steady')
+const withoutGc = args.includes('--without-gc')
 /** The flags a `--tiering` child is given again. */
-const hostFlags = args.filter((arg) => arg === '--structured' || arg === '--full' || arg === '--siblings')
+const hostFlags = args.filter((arg) => ['--structured', '--full', '--siblings', '--steady', '--without-gc'].includes(arg))
 // set in the traced child: it prints block markers between V8's trace lines instead of a summary
 const marking = args.includes('--marks')
 // `--profile=<prefix>`: CPU profiles of window cycles 0–1,999 and 7,000–8,999
@@ -53,7 +58,7 @@ const PROFILED = [
   [0, 2000],
   [7000, 9000],
 ] as const
-const WARM_UP = 1000
+const WARM_UP = steady ? 20000 : 1000
 const WINDOW = 10000
 const BLOCK = 1000
 const MARK = '@@window '
@@ -63,6 +68,7 @@ interface Block {
   /** Its mean: what the window's cycles per second add up from. */
   mean_us: number
   top5: number
+  top1: number
   faults: number | null
   young_physical_kb: number
   turbofan?: number
@@ -104,11 +110,12 @@ async function profileAt(profiler: Session, cycle: number): Promise<void> {
 
 /** The cycle the window times, and what runs between the warm-up and the window. */
 async function windowHost(): Promise<{ cycle: () => Promise<unknown>; quiesce: () => Promise<void> }> {
-  if (!full && !siblings) return { cycle: await benchCycle({ structured }), quiesce: fullGc }
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+  if (!full && !siblings) return { cycle: await benchCycle({ structured }), quiesce: withoutGc ? turn : fullGc }
   const variant = full ? 'full' : structured ? 'structured' : 'plain'
   const bench = await setupHost(variant, variantOptions(variant))
   if (siblings) await keepChildren(bench, 1000)
-  return { cycle: bench.cycle, quiesce: bench.quiesce }
+  return { cycle: bench.cycle, quiesce: withoutGc ? bench.flush : bench.quiesce }
 }
 
 /** Runs the window, keeping every sample (µs). */
@@ -192,6 +199,7 @@ async function main(): Promise<void> {
   const all = sorted(samples)
   const p50 = percentile(all, 50)
   const p95 = percentile(all, 95)
+  const p99 = percentile(all, 99)
   const top = samples.filter((sample) => sample >= p95).length
   const traced = tiering ? tracedWindow() : undefined
   const blocks: Block[] = []
@@ -199,6 +207,7 @@ async function main(): Promise<void> {
   for (let start = 0, index = 0; start < WINDOW; start += BLOCK, index++) {
     const slice = samples.slice(start, start + BLOCK)
     const top5 = slice.filter((sample) => sample >= p95).length
+    const top1 = slice.filter((sample) => sample >= p99).length
     if (start < 3 * BLOCK) early += top5
     const before = faults[index]
     const after = faults[index + 1]
@@ -207,6 +216,7 @@ async function main(): Promise<void> {
       p50_us: Math.round(percentile(sorted(slice), 50) * 10) / 10,
       mean_us: Math.round((slice.reduce((sum, sample) => sum + sample, 0) / slice.length) * 10) / 10,
       top5,
+      top1,
       faults: before === null || after === null ? null : after - before,
       young_physical_kb: youngKb[index],
       ...(tiers ?? {}),
@@ -216,7 +226,9 @@ async function main(): Promise<void> {
     {
       cycle_p50_us: Math.round(p50 * 10) / 10,
       cycle_p95_us: Math.round(p95 * 10) / 10,
+      cycle_p99_us: Math.round(p99 * 10) / 10,
       p95_over_p50: Math.round((p95 / p50) * 100) / 100,
+      p99_over_p50: Math.round((p99 / p50) * 100) / 100,
       steady_p50_us: Math.round(percentile(sorted(samples.slice(WINDOW / 2)), 50) * 10) / 10,
       top5_in_first_3000: Math.round((early / top) * 100) / 100,
       window_wall_ms: wallMs,
@@ -224,6 +236,7 @@ async function main(): Promise<void> {
       blocks,
       ...(traced ? { full_gc: traced.get('gc') } : {}),
       variant: `${full ? 'full' : structured ? 'structured' : 'plain'}${siblings ? ' with 1000 live siblings' : ''}`,
+      window: `${WARM_UP} warm-up cycles, ${withoutGc ? 'no full GC' : 'a full GC'}`,
     },
     started,
     false,
