@@ -98,15 +98,21 @@ function memoryWriter() {
   }
 }
 
+/** A file made, then the append of `message(0)` under way (held) and `message(1)` followed meanwhile. */
+async function appendUnderWay(): Promise<ReturnType<typeof memoryWriter>> {
+  const target = memoryWriter()
+  target.writer.start(target.session, 'create')
+  await target.writer.flushed()
+  target.state.held = true
+  target.add(message(0))
+  await nextTurn()
+  target.add(message(1))
+  return target
+}
+
 describe('SessionWriter', () => {
   it('writes nothing more after a failed append, not even the events followed while it ran', async () => {
-    const target = memoryWriter()
-    target.writer.start(target.session, 'create')
-    await target.writer.flushed()
-    target.state.held = true
-    target.add(message(0))
-    await nextTurn()
-    target.add(message(1))
+    const target = await appendUnderWay()
     target.faults.append = errno('EIO')
     await target.finishNext()
     target.state.held = false
@@ -133,13 +139,7 @@ describe('SessionWriter', () => {
   })
 
   it('drops the disposal record with the rest when a write fails while the release waits for it', async () => {
-    const target = memoryWriter()
-    target.writer.start(target.session, 'create')
-    await target.writer.flushed()
-    target.state.held = true
-    target.add(message(0))
-    await nextTurn()
-    target.add(message(1))
+    const target = await appendUnderWay()
     target.writer.release(true)
     target.faults.append = errno('EIO')
     await target.finishNext()
