@@ -18,7 +18,7 @@
  *   process (GC and compiler threads included) and of the main thread (Linux only, in 10 ms
  *   ticks, else `null`): a main thread with less CPU than wall time waited for a core.
  * `--tiering` runs the window in a child process under V8's `--trace-opt --trace-deopt` and adds,
- * per block and for the full GC, the TurboFan compilations that completed (`turbofan`) and the
+ * per block and for the full GC (`full_gc`; `before_window` under `--without-gc`), the TurboFan compilations that completed (`turbofan`) and the
  * optimized functions V8 threw away (`deoptimized`: eager bailouts, and code marked for
  * deoptimization, e.g. when the hidden classes it depends on die in the GC). The trace slows the
  * run, so read its timings apart. `--structured` times the structured variant's cycle, `--full`
@@ -115,7 +115,13 @@ async function windowHost(): Promise<{ cycle: () => Promise<unknown>; quiesce: (
   const variant = full ? 'full' : structured ? 'structured' : 'plain'
   const bench = await setupHost(variant, variantOptions(variant))
   if (siblings) await keepChildren(bench, 1000)
-  return { cycle: bench.cycle, quiesce: withoutGc ? bench.flush : bench.quiesce }
+  // the control keeps the quiesce's flush and span drop, so only the GC is left out
+  const flushOnly = async () => {
+    await bench.flush()
+    bench.dropSpans()
+    await turn()
+  }
+  return { cycle: bench.cycle, quiesce: withoutGc ? flushOnly : bench.quiesce }
 }
 
 /** Runs the window, keeping every sample (µs). */
@@ -234,7 +240,7 @@ async function main(): Promise<void> {
       window_wall_ms: wallMs,
       window_cpu_ms: { process: cpuMs.process, main_thread: cpuMs.mainThread },
       blocks,
-      ...(traced ? { full_gc: traced.get('gc') } : {}),
+      ...(traced ? { [withoutGc ? 'before_window' : 'full_gc']: traced.get('gc') } : {}),
       variant: `${full ? 'full' : structured ? 'structured' : 'plain'}${siblings ? ' with 1000 live siblings' : ''}`,
       window: `${WARM_UP} warm-up cycles, ${withoutGc ? 'no full GC' : 'a full GC'}`,
     },

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Session, SessionEvent, SessionHeader } from '../../lib/types.ts'
-import { disposalLine, encodeEvent, encodeHeader, encodeRun } from '../../plugins/session-files/file-format.ts'
+import { disposalLine, encodeEvent, encodeHeader, encodeRun, parseSessionFile } from '../../plugins/session-files/file-format.ts'
 import type { SessionFileSystem } from '../../plugins/session-files/file-system.ts'
 import { OpenFileGate } from '../../plugins/session-files/open-file-gate.ts'
 import { SessionWriter } from '../../plugins/session-files/session-writer.ts'
@@ -30,6 +30,7 @@ function memoryWriter() {
   const files = new Map<string, string>()
   const calls: string[] = []
   const failures: string[] = []
+  const releases = { count: 0 }
   const faults: Partial<Record<'append' | 'create', NodeJS.ErrnoException>> = {}
   const waiting: (() => void)[] = []
   const state = { held: false }
@@ -74,7 +75,7 @@ function memoryWriter() {
     gate: new OpenFileGate(1),
     fs,
     onFailure: (_writer, error) => failures.push((error as NodeJS.ErrnoException).code ?? String(error)),
-    onRelease: () => {},
+    onRelease: () => void releases.count++,
   })
   const session = { id: 's1', header, events: [] as SessionEvent[] } as unknown as Session & { events: SessionEvent[] }
   return {
@@ -83,6 +84,7 @@ function memoryWriter() {
     files,
     calls,
     failures,
+    releases,
     faults,
     state,
     add(event: SessionEvent): void {
@@ -138,7 +140,7 @@ describe('SessionWriter', () => {
     expect(target.failures).to.deep.equal(['EACCES'])
   })
 
-  it('drops the disposal record with the rest when a write fails while the release waits for it', async () => {
+  it('writes none of the events a pending release waited for once a write failed, and is released', async () => {
     const target = await appendUnderWay()
     target.writer.release(true)
     target.faults.append = errno('EIO')
@@ -147,6 +149,20 @@ describe('SessionWriter', () => {
     await target.writer.flushed()
     expect(target.files.get(path)).to.equal(encodeHeader(header))
     expect(target.calls).to.have.length(2)
+    expect(target.failures).to.deep.equal(['EIO'])
+    expect(target.releases.count).to.equal(1)
+  })
+
+  it('keeps the file a valid session file when a resumed session\'s snapshot waits behind a write that fails', async () => {
+    const target = await appendUnderWay()
+    const resumed = { id: 's1', header, events: [message(0), message(1), message(2)] } as unknown as Session
+    target.writer.start(resumed, 'replace')
+    target.faults.append = errno('EIO')
+    await target.finishNext()
+    target.state.held = false
+    await target.writer.flushed()
+    expect(() => parseSessionFile('s1', target.files.get(path)!)).not.to.throw()
+    expect(target.calls.slice(2).filter((call) => call.startsWith('append'))).to.deep.equal([])
   })
 
   it('touches no file while only streamed deltas were followed', async () => {
