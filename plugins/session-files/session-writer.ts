@@ -39,9 +39,10 @@ export type StartMode = 'create' | 'replace'
 interface Operation {
   kind: StartMode | 'append'
   /**
-   * Its lines, in order, joined when the write starts, or when its session is released (nothing
-   * more joins them then: one flat string, not a string per line and event, waits for the write);
-   * a snapshot's begin with its header line.
+   * Its lines, in order, joined when the write starts, and when its session is released (one flat
+   * string, not a string per line, waits for the write; only the encoding of the events still
+   * unencoded then, the held run and the disposal record may follow it); a snapshot's begin with
+   * its header line.
    */
   parts: string[]
   /** How many queued items (a snapshot, or one event line each) this write completes. */
