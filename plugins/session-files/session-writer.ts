@@ -101,12 +101,13 @@ export class SessionWriter {
   /** A snapshot waits for its encoding: `header`, then the events before this index; -1 when none does. */
   private snapshotEnd = -1
   private header?: SessionHeader
-  /** The session went away with events unencoded: their encoding ends the run held, then `releaseLine`. */
-  private releasePending = false
-  /** The disposal record, when the release that is pending had one. */
+  /**
+   * The session went away with events unencoded: how many it had then (later ones were never
+   * followed); their encoding ends the run held, then `releaseLine`. -1 when no release waits.
+   */
+  private releaseEnd = -1
+  /** The disposal record, when the release that waits had one. */
   private releaseLine = ''
-  /** How many events the session had when it went away: later ones were never followed. */
-  private releaseEnd = 0
   private readonly queue: Operation[] = []
   /** Next `seq` to encode. */
   private next = 0
@@ -166,15 +167,20 @@ export class SessionWriter {
       this.snapshotEnd = -1
       this.header = undefined
     }
-    const end = this.releasePending ? this.releaseEnd : events.length
+    const end = this.releaseEnd >= 0 ? this.releaseEnd : events.length
     if (text !== undefined) text = this.encode(text, events, end, false)
     if (text) this.queueAppend(text)
-    if (!this.releasePending) return
-    this.releasePending = false
+    if (this.releaseEnd < 0) return
+    this.releaseEnd = -1
+    this.endLines(this.releaseLine)
+  }
+
+  /** The released session's last lines: the run held, then `line` (the disposal record, or `''`) unless the file failed. */
+  private endLines(line: string): void {
     this.events = undefined
     this.stepTexts = undefined
     this.writeHeld()
-    if (this.releaseLine && !this.failed) this.queueAppend(this.releaseLine)
+    if (line && !this.failed) this.queueAppend(line)
   }
 
   private queueAppend(text: string): void {
@@ -195,14 +201,10 @@ export class SessionWriter {
   release(isDisposed: boolean): void {
     if (this.unencoded) {
       // the events still unencoded come first: the disposal record follows their encoding
-      this.releasePending = true
-      this.releaseLine = isDisposed ? disposalLine : ''
       this.releaseEnd = this.events!.length
+      this.releaseLine = isDisposed ? disposalLine : ''
     } else {
-      this.events = undefined
-      this.stepTexts = undefined
-      this.writeHeld()
-      if (isDisposed && !this.failed) this.queueAppend(disposalLine)
+      this.endLines(isDisposed ? disposalLine : '')
     }
     this.session = undefined
     this.released = true
@@ -304,10 +306,9 @@ export class SessionWriter {
   private async perform(operation: Operation): Promise<void> {
     const { fs } = this.hooks
     const text = joined(operation)
-    // only held deltas were followed: nothing to write yet
-    if (operation.kind === 'append') return text ? fs.append(this.path, text) : undefined
-    // its encoding failed: the file is not made
+    // a snapshot whose encoding failed is not made; an append of held deltas alone has no line yet
     if (!text) return
+    if (operation.kind === 'append') return fs.append(this.path, text)
     if (operation.kind === 'create') {
       try {
         return await fs.create(this.path, text)
@@ -355,12 +356,10 @@ export class SessionWriter {
     if (dropQueued) {
       this.queue.length = 0
       this.done = this.queued
+      // what waits for its encoding is written by `catchUp` only, and only while `unencoded`
       this.unencoded = false
-      this.snapshotEnd = -1
-      this.header = undefined
-      this.held = undefined
-      if (this.releasePending) {
-        this.releasePending = false
+      if (this.releaseEnd >= 0) {
+        this.releaseEnd = -1
         this.events = undefined
         this.stepTexts = undefined
       }

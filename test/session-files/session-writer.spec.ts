@@ -61,8 +61,11 @@ function memoryWriter() {
         if (files.has(file)) throw errno('EEXIST')
         files.set(file, text)
       }),
-    rename: async () => {},
-    remove: async () => {},
+    rename: async (from, to) => {
+      files.set(to, files.get(from) ?? '')
+      files.delete(from)
+    },
+    remove: async (file) => void files.delete(file),
     read: async (file) => files.get(file) ?? '',
     list: async () => [],
     readHead: async () => '',
@@ -112,6 +115,17 @@ async function appendUnderWay(): Promise<ReturnType<typeof memoryWriter>> {
   return target
 }
 
+/** `appendUnderWay`, then the session released (disposed) and the append failing with `EIO`. */
+async function releaseWaitingOnFailedAppend(): Promise<ReturnType<typeof memoryWriter>> {
+  const target = await appendUnderWay()
+  target.writer.release(true)
+  target.faults.append = errno('EIO')
+  await target.finishNext()
+  target.state.held = false
+  await target.writer.flushed()
+  return target
+}
+
 describe('SessionWriter', () => {
   it('writes nothing more after a failed append, not even the events followed while it ran', async () => {
     const target = await appendUnderWay()
@@ -141,16 +155,22 @@ describe('SessionWriter', () => {
   })
 
   it('writes none of the events a pending release waited for once a write failed, and is released', async () => {
-    const target = await appendUnderWay()
-    target.writer.release(true)
-    target.faults.append = errno('EIO')
-    await target.finishNext()
-    target.state.held = false
-    await target.writer.flushed()
+    const target = await releaseWaitingOnFailedAppend()
     expect(target.files.get(path)).to.equal(encodeHeader(header))
     expect(target.calls).to.have.length(2)
     expect(target.failures).to.deep.equal(['EIO'])
     expect(target.releases.count).to.equal(1)
+  })
+
+  it('forgets a release that waited on a failed write, so the session resumed on the same writer is written whole', async () => {
+    const target = await releaseWaitingOnFailedAppend()
+    const events = [message(0), message(1)]
+    const resumed = { id: 's1', header, events } as unknown as Session
+    target.writer.start(resumed, 'replace')
+    events.push(message(2), message(3))
+    target.writer.follow(resumed)
+    await target.writer.flushed()
+    expect(target.files.get(path)).to.equal(encodeHeader(header) + [0, 1, 2, 3].map((seq) => encodeEvent(message(seq))).join(''))
   })
 
   it('keeps the file a valid session file when a resumed session\'s snapshot waits behind a write that fails', async () => {
